@@ -1,0 +1,210 @@
+# asynctop: hand-written GNU make.  `make help` lists the targets.
+# Objects and generated code go under $(BUILD); quiet unless V=1.
+
+VERSION := 0.1.0
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+SAN     ?=
+CC      ?= cc
+PKG_CONFIG ?= pkg-config
+PROTOC_C ?= protoc-c
+GO      ?= go
+
+ifneq ($(SAN),)
+BUILD    := $(BUILD)/san
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+OPT  ?= -O2 -g
+STD  := -std=c11 -D_XOPEN_SOURCE=700
+WARN := -Wall -Wextra -Wcast-align -Wcast-qual -Wformat=2 \
+	-Wmissing-prototypes -Wshadow -Wstrict-prototypes -Wundef \
+	-Wwrite-strings -Wnull-dereference
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -1)),)
+WARN += -Wimplicit-int-conversion
+endif
+ifneq ($(CI),)
+WARN += -Werror
+endif
+
+# Per-library flags: each folder sees only what it may (docs/architecture.md).
+pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+ENCODE_PKGS := zlib libprotobuf-c
+TEST_PKGS   := check
+
+CPPFLAGS_ALL := -I. -I$(BUILD) -DASYNCTOP_VERSION='"$(VERSION)"'
+CFLAGS_ALL   := $(STD) $(WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
+LDFLAGS_ALL  := $(SANFLAGS) $(LDFLAGS) -pthread
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+# ---- sources ---------------------------------------------------------------
+MODEL_SRC  := $(sort $(wildcard model/*.c))
+ENCODE_SRC := $(sort $(wildcard encode/*.c))
+PROTO_GEN  := $(BUILD)/encode/profile.pb-c.c
+TEST_SRC   := $(sort $(wildcard tests/*.c))
+TEST_SUITES := $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRC)))
+
+MODEL_OBJ  := $(MODEL_SRC:%.c=$(BUILD)/%.o)
+ENCODE_OBJ := $(ENCODE_SRC:%.c=$(BUILD)/%.o) $(PROTO_GEN:.c=.o)
+TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+LIBMODEL  := $(BUILD)/libmodel.a
+LIBENCODE := $(BUILD)/libencode.a
+TESTBIN   := $(BUILD)/tests/check_asynctop
+PPROFCHECK := $(BUILD)/tests/pprofcheck
+GOBENCH    := $(BUILD)/tests/gobench
+BENCHBIN   := $(BUILD)/tests/bench_pprof
+
+.PHONY: all deps check bench lint format check-deps install uninstall clean help
+.DEFAULT_GOAL := all
+
+all: $(LIBMODEL) $(LIBENCODE)
+
+help:
+	@echo 'make            build (never installs packages)'
+	@echo 'make deps       install missing Debian packages (as root) or say which'
+	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
+	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
+	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
+	@echo 'make format     reformat the sources in place'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
+	@echo 'make clean'
+
+deps:
+	$(Q)sh .ci/deps
+
+# ---- compile ---------------------------------------------------------------
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL)' | cmp -s - $@ || \
+		echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL)' > $@
+FORCE:
+
+$(BUILD)/model/%.o: model/%.c $(BUILD)/.flags
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/encode/%.o: encode/%.c $(BUILD)/.flags | $(PROTO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/encode/profile.pb-c.c $(BUILD)/encode/profile.pb-c.h: encode/profile.proto
+	$(call msg,PROTOC,$<)
+	@mkdir -p $(BUILD)
+	$(Q)$(PROTOC_C) --proto_path=. --c_out=$(BUILD) encode/profile.proto
+
+$(BUILD)/encode/profile.pb-c.o: $(BUILD)/encode/profile.pb-c.c $(BUILD)/.flags
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,libprotobuf-c) $(CFLAGS_ALL) -Wno-cast-qual -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(PROTO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TEST_PKGS) $(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/tests/check_main.o: $(BUILD)/tests/suites.inc
+
+# The runner's suite list comes from the file names: tests/test_X.c
+# defines `Suite *suite_X(void)`.
+$(BUILD)/tests/suites.inc: FORCE
+	@mkdir -p $(@D)
+	@printf 'SUITE(%s)\n' $(TEST_SUITES) | cmp -s - $@ || printf 'SUITE(%s)\n' $(TEST_SUITES) > $@
+
+$(LIBMODEL): $(MODEL_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBENCODE): $(ENCODE_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- tests -----------------------------------------------------------------
+$(TESTBIN): $(filter-out $(BUILD)/tests/bench_%.o,$(TEST_OBJ)) $(LIBENCODE) $(LIBMODEL)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(ENCODE_PKGS))
+
+# The pprof checker and the Go baseline build offline against Debian's
+# golang-github-google-pprof-dev, in GOPATH mode (docs/testing.md).
+GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE=$(abspath $(BUILD))/gocache
+$(PPROFCHECK): tests/pprofcheck/main.go
+	$(call msg,GO,$@)
+	@mkdir -p $(@D)
+	$(Q)if command -v $(GO) >/dev/null 2>&1 && [ -d /usr/share/gocode/src/github.com/google/pprof/profile ]; then \
+		cd tests/pprofcheck && env $(GOENV) $(GO) build -o $(abspath $@) . ; \
+	else rm -f $@; echo "  (go or golang-github-google-pprof-dev missing: pprof oracle tests will skip)"; fi
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory test-run
+
+.PHONY: test-run
+test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK))
+	$(call msg,TEST,$(TESTBIN))
+	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
+		$(TESTBIN)
+
+# ---- lint ------------------------------------------------------------------
+C_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find model encode adapters tui tests -name '*.[ch]')
+BANNED := gets|sprintf|vsprintf|strcpy|strcat|strncat|strtok|atoi|atol|atof|strncpy|tmpnam|mktemp|alloca|signal|system
+
+lint: check-deps
+	$(call msg,FORMAT,check)
+	$(Q)clang-format --style=file:docs/clang-format --dry-run -Werror $(C_SOURCES)
+	$(call msg,BANNED,functions)
+	$(Q)! grep -nE '\b($(BANNED))[[:space:]]*\(' $(C_SOURCES) | grep -v 'lint: allow' || \
+		{ echo 'banned functions above (docs/style.md)'; exit 1; }
+	$(call msg,CPPCHECK,sources)
+	$(Q)cppcheck --quiet --enable=warning,style,performance,portability --error-exitcode=1 \
+		--inline-suppr --suppress=missingIncludeSystem --suppress=unusedFunction \
+		--std=c11 -D_XOPEN_SOURCE=700 -I. $(filter %.c,$(C_SOURCES))
+
+format:
+	$(Q)clang-format --style=file:docs/clang-format -i $(C_SOURCES)
+
+# Layering (docs/architecture.md): model <- adapters, encode <- tui.
+check-deps:
+	$(call msg,LAYERS,check)
+	$(Q)sh .ci/layers
+
+# ---- bench -----------------------------------------------------------------
+$(BENCHBIN): $(BUILD)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(ENCODE_PKGS))
+
+$(GOBENCH): tests/bench/gobench/main.go
+	$(call msg,GO,$@)
+	@mkdir -p $(@D)
+	$(Q)if command -v $(GO) >/dev/null 2>&1; then \
+		cd tests/bench/gobench && env $(GOENV) $(GO) build -o $(abspath $@) . ; \
+	else rm -f $@; fi
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory OPT='-O2 -g -DNDEBUG' bench-run
+
+.PHONY: bench-run
+bench-run: $(BENCHBIN) $(GOBENCH)
+	$(Q)sh tests/bench/run.sh $(abspath $(BUILD))
+
+# ---- install ---------------------------------------------------------------
+install: all
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(PREFIX)/share/doc/asynctop
+	$(Q)install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/asynctop/
+
+uninstall:
+	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/doc/asynctop
+
+clean:
+	$(Q)rm -rf $(BUILD) build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,148 @@
+/* The model: interned frames, stacks and task names, windows folded per
+ * spawn stack and per task name, and the ring of kept windows.
+ *
+ * Owned and touched by the main thread only (decisions §1).  Numbers and ids
+ * only: no formatting, no UI settings.  Ids are uint32, assigned in order of
+ * arrival, never reused within a model's life (selections hold them). */
+#ifndef ASYNCTOP_MODEL_MODEL_H
+#define ASYNCTOP_MODEL_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/base.h"
+#include "model/metric.h"
+#include "model/sample.h"
+#include "model/status.h"
+#include "model/strview.h"
+#include "model/window.h"
+
+struct model;
+
+/* Bounds (decisions §2).  model_limits_default() fills the defaults. */
+struct model_limits {
+	size_t max_windows; /* windows kept (--history); default 120 */
+	size_t mem_budget;  /* bytes for windows and strings; 256 MiB */
+	size_t max_stacks;  /* distinct live stacks; default 1 M */
+	size_t max_frames;  /* distinct live frames, and names; 4 M */
+	size_t max_depth;   /* frames per stack; default 128 */
+	size_t max_name;    /* bytes per frame, task name, meta string; 4 KiB */
+};
+
+void model_limits_default(struct model_limits *lim);
+
+/* One (spawn stack, task name) pair of a window: its own five values and
+ * how many tasks were folded into it. */
+struct fold_entry {
+	uint32_t stack;
+	uint32_t name;
+	uint64_t tasks;
+	struct metrics m;
+};
+
+/* One spawn stack of a window: the sums over its entries. */
+struct fold_row {
+	uint32_t stack;
+	uint32_t first; /* its entries: entries[first .. first + count) */
+	uint32_t count;
+	uint64_t tasks;
+	struct metrics m;
+};
+
+/* What the model did to a window's samples to keep within its bounds. */
+struct window_stats {
+	uint64_t samples;   /* samples accepted (model_add calls that kept) */
+	uint64_t zero;      /* all-zero samples dropped */
+	uint64_t other;     /* samples folded into [other] (caps reached) */
+	uint64_t truncated; /* stacks cut at the depth cap */
+	uint64_t clipped;   /* frames or names cut at max_name */
+};
+
+/* A committed window.  Read-only for everyone but the model; valid until
+ * the ring evicts it (a later model_commit) or model_free. */
+struct window {
+	uint64_t seq;            /* 1-based number in this model's life */
+	struct window_meta meta; /* owned copies of what commit was given */
+	bool empty;              /* no task data: the no-data error */
+	struct window_stats stats;
+	struct metrics total; /* sums over all rows */
+	uint64_t tasks;
+	/* Rows in canonical order: stack text ascending (root first, frame by
+	 * frame, byte-wise, a prefix first).  Entries grouped by row in row
+	 * order; within a row, task name ascending byte-wise. */
+	size_t nrows;
+	const struct fold_row *rows;
+	size_t nentries;
+	const struct fold_entry *entries;
+	size_t bytes; /* memory accounted to this window */
+};
+
+/* Counters over the model's life. */
+struct model_stats {
+	uint64_t windows_committed;
+	uint64_t windows_evicted;
+	size_t windows_kept;
+	size_t frames_live, stacks_live, names_live;
+	uint64_t frames_reclaimed, stacks_reclaimed, names_reclaimed;
+	size_t bytes; /* accounted against mem_budget */
+};
+
+/* A new, empty model.  lim may be NULL for the defaults; it is copied.
+ * STATUS_INVAL for a zero bound, STATUS_NOMEM. */
+enum status model_new(const struct model_limits *lim,
+                      struct model **out) MUST_CHECK;
+/* Frees the model and every window; NULL is a no-op. */
+void model_free(struct model *m);
+
+/* Opens a window.  STATUS_INVAL if one is already open. */
+enum status model_begin(struct model *m) MUST_CHECK;
+
+/* Folds one sample (borrowed) into the open window: interned, reserved names
+ * applied, bounded.  STATUS_OK; STATUS_LIMIT when a cap sent it to [other]
+ * (counted, not lost); STATUS_NOMEM (the sample was not added, the window
+ * stays open and consistent); STATUS_INVAL when no window is open. */
+enum status model_add(struct model *m, const struct sample *s) MUST_CHECK;
+
+/* Commits the open window with meta (borrowed; copied, strings bounded by
+ * max_name) and puts it in the ring, evicting the oldest windows past
+ * max_windows or mem_budget (the newest is always kept).  *out (may be
+ * NULL) gets the window.  Returns STATUS_EMPTY_WINDOW when no sample with
+ * data arrived: the window is still kept, flagged empty.  On STATUS_NOMEM
+ * the window stays open, so commit can be retried or aborted. */
+enum status model_commit(struct model *m, const struct window_meta *meta,
+                         const struct window **out) MUST_CHECK;
+
+/* Discards the open window, if any. */
+void model_abort(struct model *m);
+
+/* A sink that feeds model_add, for producers (meta left unset). */
+struct sample_sink model_sink(struct model *m);
+
+/* Kept windows, 0 the oldest; NULL past the end. */
+size_t model_window_count(const struct model *m);
+const struct window *model_window(const struct model *m, size_t i);
+/* The newest kept window, or NULL. */
+const struct window *model_latest(const struct model *m);
+/* The kept window numbered seq, or NULL (never committed, or evicted). */
+const struct window *model_window_seq(const struct model *m, uint64_t seq);
+
+/* Strings and stacks of kept windows.  The views stay valid while a kept
+ * window refers to them.  An id no kept window refers to gives the empty
+ * view (depth 0). */
+struct strview model_frame(const struct model *m, uint32_t frame);
+struct strview model_name(const struct model *m, uint32_t name);
+/* Frame ids of a stack, root first; *depth gets their number. */
+const uint32_t *model_stack(const struct model *m, uint32_t stack,
+                            size_t *depth);
+
+/* Index in w->rows of the row of stack id, or SIZE_MAX. */
+size_t window_find_row(const struct window *w, uint32_t stack);
+
+/* Byte-wise comparison of two stacks' texts, root first, frame by frame
+ * (a prefix first): the canonical order of rows. */
+int model_stack_cmp(const struct model *m, uint32_t a, uint32_t b);
+
+void model_stats(const struct model *m, struct model_stats *st);
+
+#endif
