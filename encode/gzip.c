@@ -1,0 +1,302 @@
+/* gzip (RFC 1952) through zlib: the streaming filter writer of the output
+ * chain and the bounded in-memory decompressor of encode/gzip.h. */
+#define ZLIB_CONST
+#include "encode/gzip.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "encode/out.h"
+#include "model/alloc.h"
+
+enum { GZ_CHUNK = 64 * 1024, GZ_WBITS = 15 + 16 };
+
+static voidpf gz_alloc(voidpf opaque, uInt items, uInt size)
+{
+	(void)opaque;
+	return mem_calloc(items, size);
+}
+
+static void gz_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	mem_free(p);
+}
+
+static void gz_stream_init(z_stream *zs)
+{
+	memset(zs, 0, sizeof(*zs));
+	zs->zalloc = gz_alloc;
+	zs->zfree = gz_free;
+}
+
+static uInt clamp_uint(size_t n)
+{
+	return n > UINT_MAX ? UINT_MAX : (uInt)n;
+}
+
+bool gzip_is(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	return len >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+}
+
+/* ---- the filter writer ---- */
+
+struct gz_writer {
+	z_stream zs;
+	bool live; /* deflateEnd still due */
+	unsigned char chunk[GZ_CHUNK];
+};
+
+/* Runs deflate with flush over the pending input, passing output on. */
+static enum status gz_pump(struct out *o, int flush)
+{
+	struct gz_writer *g = out_ctx(o);
+	int ret;
+
+	do {
+		g->zs.next_out = g->chunk;
+		g->zs.avail_out = GZ_CHUNK;
+		ret = deflate(&g->zs, flush);
+		if (ret == Z_STREAM_ERROR)
+			return out_fail(o, STATUS_INVAL, "gzip: %s",
+			                g->zs.msg ? g->zs.msg : "stream error");
+		size_t have = GZ_CHUNK - g->zs.avail_out;
+		if (have) {
+			enum status st = out_write(out_next(o), g->chunk, have);
+			if (st != STATUS_OK)
+				return st;
+		}
+	} while (g->zs.avail_out == 0 ||
+	         (flush == Z_FINISH && ret != Z_STREAM_END));
+	return STATUS_OK;
+}
+
+static enum status gz_write(struct out *o, const void *p, size_t n)
+{
+	struct gz_writer *g = out_ctx(o);
+	const unsigned char *in = p;
+
+	while (n) {
+		uInt piece = clamp_uint(n);
+		enum status st;
+
+		g->zs.next_in = in;
+		g->zs.avail_in = piece;
+		st = gz_pump(o, Z_NO_FLUSH);
+		if (st != STATUS_OK)
+			return st;
+		in += piece;
+		n -= piece;
+	}
+	return STATUS_OK;
+}
+
+static enum status gz_finish(struct out *o)
+{
+	struct gz_writer *g = out_ctx(o);
+	enum status st;
+
+	g->zs.next_in = NULL;
+	g->zs.avail_in = 0;
+	st = gz_pump(o, Z_FINISH);
+	if (st == STATUS_OK) {
+		deflateEnd(&g->zs);
+		g->live = false;
+	}
+	return st;
+}
+
+static void gz_writer_free(struct out *o)
+{
+	struct gz_writer *g = out_ctx(o);
+
+	if (g->live)
+		deflateEnd(&g->zs);
+	mem_free(g);
+}
+
+static const struct out_ops gz_ops = {
+	.name = "gzip",
+	.write = gz_write,
+	.finish = gz_finish,
+	.free = gz_writer_free,
+};
+
+enum status out_gzip_new(int level, struct out *next, struct out **res)
+{
+	struct gz_writer *g;
+	int ret;
+
+	*res = NULL;
+	if (level < 0 || level > 9 || !next)
+		return STATUS_INVAL;
+	g = mem_alloc(sizeof(*g));
+	if (!g)
+		return STATUS_NOMEM;
+	gz_stream_init(&g->zs);
+	ret = deflateInit2(&g->zs, level, Z_DEFLATED, GZ_WBITS, 8,
+	                   Z_DEFAULT_STRATEGY);
+	if (ret != Z_OK) {
+		mem_free(g);
+		return ret == Z_MEM_ERROR ? STATUS_NOMEM : STATUS_INVAL;
+	}
+	g->live = true;
+	if (out_new(&gz_ops, g, next, res) != STATUS_OK) {
+		deflateEnd(&g->zs);
+		mem_free(g);
+		return STATUS_NOMEM;
+	}
+	return STATUS_OK;
+}
+
+/* ---- the decompressor ---- */
+
+static enum status gz_err(enum status st, char *err, size_t errsz,
+                          const char *fmt, ...) PRINTF(4, 5);
+
+static enum status gz_err(enum status st, char *err, size_t errsz,
+                          const char *fmt, ...)
+{
+	if (err && errsz) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+/* Explains input that does not start like gzip. */
+static enum status not_gzip(const unsigned char *p, size_t len, char *err,
+                            size_t errsz)
+{
+	if (len == 0)
+		return gz_err(STATUS_MALFORMED, err, errsz,
+		              "empty input, not gzip data");
+	if (len >= 2 && (p[0] & 0x0f) == 8 && ((p[0] << 8) | p[1]) % 31 == 0)
+		return gz_err(STATUS_MALFORMED, err, errsz,
+		              "zlib (RFC 1950) data, not gzip (RFC 1952): "
+		              "starts with %02x %02x, not 1f 8b",
+		              p[0], p[1]);
+	if (len == 1)
+		return gz_err(STATUS_MALFORMED, err, errsz,
+		              "truncated: 1 byte, not gzip data");
+	return gz_err(STATUS_MALFORMED, err, errsz,
+	              "not gzip data: starts with %02x %02x, not 1f 8b", p[0],
+	              p[1]);
+}
+
+/* Makes spare room in out for the next inflate step; the room offered is
+ * capped so that at most one byte past the limit is ever produced. */
+static enum status room(struct buf *out, size_t made, size_t limit, uInt *avail)
+{
+	size_t spare, most = SIZE_MAX;
+
+	if (limit && limit - made < SIZE_MAX)
+		most = limit - made + 1;
+	if (out->cap - out->len <= 1) {
+		enum status st = buf_reserve(out, size_min(GZ_CHUNK, most));
+		if (st != STATUS_OK)
+			return st;
+	}
+	spare = size_min(out->cap - out->len - 1, most);
+	*avail = clamp_uint(spare);
+	return STATUS_OK;
+}
+
+enum status gzip_decompress(const void *data, size_t len, size_t limit,
+                            struct buf *out, char *err, size_t errsz)
+{
+	const unsigned char *in = data;
+	size_t start = out->len, pos = 0, member = 0, made = 0;
+	enum status st = STATUS_OK;
+	z_stream zs;
+	int ret;
+
+	if (err && errsz)
+		err[0] = '\0';
+	if (!gzip_is(data, len))
+		return not_gzip(in, len, err, errsz);
+	if (buf_status(out) != STATUS_OK)
+		return buf_status(out);
+	gz_stream_init(&zs);
+	ret = inflateInit2(&zs, GZ_WBITS);
+	if (ret != Z_OK)
+		return ret == Z_MEM_ERROR ? STATUS_NOMEM : STATUS_INVAL;
+	for (;;) {
+		uInt avail_out, in_piece = clamp_uint(len - pos);
+
+		st = room(out, made, limit, &avail_out);
+		if (st != STATUS_OK) {
+			if (st == STATUS_LIMIT)
+				st = gz_err(STATUS_TOO_LARGE, err, errsz,
+				            "decompressed data passes the "
+				            "buffer's limit of %zu bytes",
+				            out->limit);
+			break;
+		}
+		zs.next_in = in + pos;
+		zs.avail_in = in_piece;
+		zs.next_out = (unsigned char *)out->data + out->len;
+		zs.avail_out = avail_out;
+		ret = inflate(&zs, Z_NO_FLUSH);
+		size_t got = avail_out - zs.avail_out;
+		pos += in_piece - zs.avail_in;
+		out->len += got;
+		out->data[out->len] = '\0';
+		made = out->len - start;
+		if (limit && made > limit) {
+			st = gz_err(STATUS_TOO_LARGE, err, errsz,
+			            "decompressed data passes the limit of %zu "
+			            "bytes",
+			            limit);
+			break;
+		}
+		if (ret == Z_STREAM_END) {
+			if (pos == len)
+				break;
+			if (!gzip_is(in + pos, len - pos)) {
+				st = gz_err(STATUS_MALFORMED, err, errsz,
+				            "%zu trailing bytes after the gzip "
+				            "data (at offset %zu)",
+				            len - pos, pos);
+				break;
+			}
+			member = pos;
+			inflateReset(&zs);
+			continue;
+		}
+		if (ret == Z_MEM_ERROR) {
+			st = STATUS_NOMEM;
+			break;
+		}
+		if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT ||
+		    ret == Z_STREAM_ERROR) {
+			st = gz_err(
+			    STATUS_MALFORMED, err, errsz,
+			    "corrupt gzip data (member at offset %zu): %s",
+			    member, zs.msg ? zs.msg : "invalid stream");
+			break;
+		}
+		/* Z_OK or Z_BUF_ERROR: out of input with room left means the
+		 * stream stops short; no progress at all would loop forever. */
+		if ((pos == len && zs.avail_out > 0) ||
+		    (got == 0 && in_piece == zs.avail_in)) {
+			st = gz_err(STATUS_MALFORMED, err, errsz,
+			            "truncated gzip data: the member at offset "
+			            "%zu ends early (%zu bytes in all)",
+			            member, len);
+			break;
+		}
+	}
+	inflateEnd(&zs);
+	return st;
+}
