@@ -1,0 +1,111 @@
+/* Radix sort of key/value pairs and merge sort with a context. */
+#include "model/sort.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+#define SMALL 24
+
+static void insertion_pairs(uint64_t *k, uint32_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t key = k[i];
+		uint32_t val = v[i];
+		size_t j = i;
+		for (; j > 0 && k[j - 1] > key; j--) {
+			k[j] = k[j - 1];
+			v[j] = v[j - 1];
+		}
+		k[j] = key;
+		v[j] = val;
+	}
+}
+
+void sort_radix(uint64_t *keys, uint32_t *vals, uint64_t *tkeys,
+                uint32_t *tvals, size_t n)
+{
+	static const unsigned passes = 8;
+	size_t count[8][256];
+	uint64_t *sk = keys, *dk = tkeys, *xk;
+	uint32_t *sv = vals, *dv = tvals, *xv;
+
+	if (n <= SMALL) {
+		insertion_pairs(keys, vals, n);
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = keys[i];
+		for (unsigned p = 0; p < passes; p++)
+			count[p][(k >> (8 * p)) & 0xff]++;
+	}
+	for (unsigned p = 0; p < passes; p++) {
+		size_t *c = count[p], sum = 0;
+		unsigned shift = 8 * p;
+		/* Every key has the same digit here: nothing to move. */
+		if (c[(sk[0] >> shift) & 0xff] == n)
+			continue;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t t = c[d];
+			c[d] = sum;
+			sum += t;
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t at = c[(sk[i] >> shift) & 0xff]++;
+			dk[at] = sk[i];
+			dv[at] = sv[i];
+		}
+		xk = sk, sk = dk, dk = xk;
+		xv = sv, sv = dv, dv = xv;
+	}
+	if (sk != keys) {
+		memcpy(keys, sk, n * sizeof(*keys));
+		memcpy(vals, sv, n * sizeof(*vals));
+	}
+}
+
+static void insertion(uint32_t *a, size_t n, sort_cmp_fn cmp, const void *ctx)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = a[i];
+		size_t j = i;
+		for (; j > 0 && cmp(ctx, a[j - 1], x) > 0; j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+}
+
+void sort_merge(uint32_t *a, uint32_t *tmp, size_t n, sort_cmp_fn cmp,
+                const void *ctx)
+{
+	uint32_t *src = a, *dst = tmp, *x;
+
+	for (size_t i = 0; i < n; i += SMALL)
+		insertion(a + i, n - i < SMALL ? n - i : SMALL, cmp, ctx);
+	for (size_t w = SMALL; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = mid + w < n ? mid + w : n;
+			size_t i = lo, j = mid, o = lo;
+			/* Already in order: copy the two runs as they are. */
+			bool sorted =
+			    mid == hi || cmp(ctx, src[mid - 1], src[mid]) <= 0;
+			if (sorted) {
+				memcpy(dst + lo, src + lo,
+				       (hi - lo) * sizeof(*a));
+				continue;
+			}
+			while (i < mid && j < hi)
+				dst[o++] = cmp(ctx, src[j], src[i]) < 0
+				               ? src[j++]
+				               : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		x = src, src = dst, dst = x;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
