@@ -1,0 +1,734 @@
+/* The pprof reader (replay, decisions §5): gzip or raw by magic, unpacked
+ * through mem_*, validated entirely, then fed to a sample sink root first. */
+#include "encode/pprof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "encode/gzip.h"
+#include "encode/profile.pb-c.h"
+#include "model/alloc.h"
+#include "model/window.h"
+
+static enum status fail(char *err, size_t errsz, enum status st,
+                        const char *fmt, ...) PRINTF(4, 5);
+
+static enum status fail(char *err, size_t errsz, enum status st,
+                        const char *fmt, ...)
+{
+	if (err && errsz) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+/* protobuf-c unpacks into an arena whose blocks come from mem_*: one
+ * allocation per megabyte instead of one per submessage, and one free. */
+struct pb_block {
+	struct pb_block *next;
+	size_t used, size;
+};
+
+struct pb_arena {
+	struct pb_block *head;
+	bool nomem;
+};
+
+enum { PB_ALIGN = 16, PB_BLOCK = 1 << 20 };
+
+static size_t pb_round(size_t n)
+{
+	return (n + PB_ALIGN - 1) & ~(size_t)(PB_ALIGN - 1);
+}
+
+static void *pb_alloc(void *data, size_t size)
+{
+	struct pb_arena *a = data;
+	struct pb_block *b = a->head;
+	size_t hdr = pb_round(sizeof(*b));
+
+	if (size > SIZE_MAX - hdr - PB_BLOCK) {
+		a->nomem = true;
+		return NULL;
+	}
+	size = pb_round(size ? size : 1);
+	if (!b || b->size - b->used < size) {
+		size_t bsize = size > PB_BLOCK ? size : PB_BLOCK;
+		b = mem_alloc(hdr + bsize);
+		if (!b) {
+			a->nomem = true;
+			return NULL;
+		}
+		b->next = a->head;
+		b->used = 0;
+		b->size = bsize;
+		a->head = b;
+	}
+	b->used += size;
+	return (char *)b + hdr + b->used - size;
+}
+
+static void pb_free(void *data, void *p)
+{
+	(void)data; /* the arena is freed whole */
+	(void)p;
+}
+
+static void pb_arena_free(struct pb_arena *a)
+{
+	while (a->head) {
+		struct pb_block *next = a->head->next;
+		mem_free(a->head);
+		a->head = next;
+	}
+}
+
+/* Id -> array index, for mappings, locations and functions. */
+struct idpair {
+	uint64_t id;
+	uint32_t idx;
+};
+
+struct idmap {
+	struct idpair *v; /* sorted by id; NULL when the ids are dense */
+	size_t n;
+};
+
+static int cmp_idpair(const void *a, const void *b)
+{
+	const struct idpair *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static bool idmap_find(const struct idmap *m, uint64_t id, uint32_t *idx)
+{
+	size_t lo = 0, hi = m->n;
+
+	if (!m->v) {
+		if (id == 0 || id > m->n)
+			return false;
+		*idx = (uint32_t)(id - 1);
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].id == id) {
+			*idx = m->v[mid].idx;
+			return true;
+		}
+		if (m->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The reader's state between validation and feeding. */
+struct rd {
+	const Perftools__Profiles__Profile *p;
+	char *err;
+	size_t errsz;
+	size_t ntypes;
+	size_t type_of[METRIC_COUNT]; /* sample_type index of each metric */
+	unsigned char *kind;          /* per string: KIND_* */
+	struct idmap maps, locs, funcs;
+	uint32_t *sloc;   /* per location id of every sample: its index */
+	size_t maxdepth;  /* most frames in one sample */
+	int64_t *task;    /* per sample: string of its task label, or 0 */
+	uint64_t *ntasks; /* per sample: its tasks label, or 1 */
+	char **comments;
+};
+
+enum { KIND_OTHER, KIND_TASK, KIND_TASKS };
+
+static bool str_is(const ProtobufCBinaryData *s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s->len == n && (n == 0 || memcmp(s->data, lit, n) == 0);
+}
+
+static bool str_ok(const struct rd *r, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < r->p->n_string_table;
+}
+
+static enum status bad(struct rd *r, const char *fmt, ...) PRINTF(2, 3);
+
+static enum status bad(struct rd *r, const char *fmt, ...)
+{
+	if (r->err && r->errsz) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errsz, fmt, ap);
+		va_end(ap);
+	}
+	return STATUS_MALFORMED;
+}
+
+/* Ids: nonzero and unique; dense 1..N needs no lookup table. */
+static enum status build_idmap(struct rd *r, struct idmap *m, const char *what,
+                               size_t n,
+                               uint64_t (*id_at)(const void *, size_t),
+                               const void *arr)
+{
+	bool dense = true;
+
+	m->n = n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = id_at(arr, i);
+		if (id == 0)
+			return bad(r, "%s %zu has the reserved id 0", what,
+			           i + 1);
+		if (id != i + 1)
+			dense = false;
+	}
+	if (dense)
+		return STATUS_OK;
+	m->v = mem_realloc_array(NULL, n, sizeof(*m->v));
+	if (!m->v)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		m->v[i].id = id_at(arr, i);
+		m->v[i].idx = (uint32_t)i;
+	}
+	qsort(m->v, n, sizeof(*m->v), cmp_idpair);
+	for (size_t i = 1; i < n; i++) {
+		if (m->v[i].id == m->v[i - 1].id)
+			return bad(r, "two %ss have the id %llu", what,
+			           (unsigned long long)m->v[i].id);
+	}
+	return STATUS_OK;
+}
+
+static uint64_t mapping_id(const void *arr, size_t i)
+{
+	Perftools__Profiles__Mapping *const *a = arr;
+	return a[i]->id;
+}
+
+static uint64_t location_id(const void *arr, size_t i)
+{
+	Perftools__Profiles__Location *const *a = arr;
+	return a[i]->id;
+}
+
+static uint64_t function_id(const void *arr, size_t i)
+{
+	Perftools__Profiles__Function *const *a = arr;
+	return a[i]->id;
+}
+
+/* The five asynctop types, by name and unit, in any order. */
+static enum status find_types(struct rd *r)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+
+	for (size_t i = 0; i < p->n_sample_type; i++) {
+		const Perftools__Profiles__ValueType *t = p->sample_type[i];
+		if (!str_ok(r, t->type) || !str_ok(r, t->unit))
+			return bad(r,
+			           "sample type %zu names a string out of "
+			           "range",
+			           i + 1);
+	}
+	for (size_t k = 0; k < PPROF_NTYPES; k++) {
+		enum metric mt = pprof_type_metric(k);
+		const char *name = metric_name(mt), *unit = metric_unit(mt);
+		size_t found = SIZE_MAX;
+		for (size_t i = 0; i < p->n_sample_type; i++) {
+			const Perftools__Profiles__ValueType *t =
+			    p->sample_type[i];
+			if (!str_is(&p->string_table[t->type], name))
+				continue;
+			if (!str_is(&p->string_table[t->unit], unit))
+				return fail(r->err, r->errsz, STATUS_FOREIGN,
+				            "not an asynctop profile: sample "
+				            "type %s is not in %s",
+				            name, unit);
+			if (found != SIZE_MAX)
+				return bad(r, "sample type %s appears twice",
+				           name);
+			found = i;
+		}
+		if (found == SIZE_MAX)
+			return fail(r->err, r->errsz, STATUS_FOREIGN,
+			            "not an asynctop profile: missing sample "
+			            "type %s/%s",
+			            name, unit);
+		r->type_of[mt] = found;
+	}
+	r->ntypes = p->n_sample_type;
+	return STATUS_OK;
+}
+
+static enum status check_strings(struct rd *r)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+
+	if (p->period_type && (!str_ok(r, p->period_type->type) ||
+	                       !str_ok(r, p->period_type->unit)))
+		return bad(r, "the period type names a string out of range");
+	if (!str_ok(r, p->default_sample_type))
+		return bad(r,
+		           "the default sample type is a string out of range");
+	for (size_t i = 0; i < p->n_comment; i++) {
+		if (!str_ok(r, p->comment[i]))
+			return bad(r, "comment %zu is a string out of range",
+			           i + 1);
+	}
+	for (size_t i = 0; i < p->n_mapping; i++) {
+		if (!str_ok(r, p->mapping[i]->filename))
+			return bad(r, "mapping %zu names a string out of range",
+			           i + 1);
+	}
+	for (size_t i = 0; i < p->n_function; i++) {
+		const Perftools__Profiles__Function *f = p->function[i];
+		if (!str_ok(r, f->name) || !str_ok(r, f->system_name))
+			return bad(r,
+			           "function %zu names a string out of range",
+			           i + 1);
+	}
+	r->kind = mem_calloc(p->n_string_table, 1);
+	if (!r->kind)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < p->n_string_table; i++) {
+		if (str_is(&p->string_table[i], "task"))
+			r->kind[i] = KIND_TASK;
+		else if (str_is(&p->string_table[i], "tasks"))
+			r->kind[i] = KIND_TASKS;
+	}
+	return STATUS_OK;
+}
+
+/* Lines of every location resolve to a function. */
+static enum status check_locations(struct rd *r)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+	uint32_t idx;
+
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+		if (l->n_line == 0)
+			return bad(r, "location id %llu has no line",
+			           (unsigned long long)l->id);
+		for (size_t j = 0; j < l->n_line; j++) {
+			if (!idmap_find(&r->funcs, l->line[j]->function_id,
+			                &idx))
+				return bad(r,
+				           "location id %llu names function id "
+				           "%llu, which does not exist",
+				           (unsigned long long)l->id,
+				           (unsigned long long)l->line[j]
+				               ->function_id);
+		}
+	}
+	return STATUS_OK;
+}
+
+static enum status check_labels(struct rd *r, size_t i)
+{
+	const Perftools__Profiles__Sample *s = r->p->sample[i];
+	bool task = false, tasks = false;
+
+	r->task[i] = 0;
+	r->ntasks[i] = 1;
+	for (size_t j = 0; j < s->n_label; j++) {
+		const Perftools__Profiles__Label *l = s->label[j];
+		if (!str_ok(r, l->key) || !str_ok(r, l->str) ||
+		    !str_ok(r, l->num_unit))
+			return bad(r,
+			           "sample %zu has a label naming a string "
+			           "out of range",
+			           i + 1);
+		if (l->key == 0)
+			return bad(r,
+			           "sample %zu has a label with an empty key",
+			           i + 1);
+		if (r->kind[l->key] == KIND_TASK) {
+			if (task)
+				return bad(r, "sample %zu has two task labels",
+				           i + 1);
+			task = true;
+			r->task[i] = l->str;
+		} else if (r->kind[l->key] == KIND_TASKS) {
+			if (tasks)
+				return bad(r, "sample %zu has two tasks labels",
+				           i + 1);
+			if (l->num < 0)
+				return bad(r,
+				           "sample %zu has a negative tasks "
+				           "label",
+				           i + 1);
+			tasks = true;
+			r->ntasks[i] = (uint64_t)l->num;
+		}
+	}
+	return STATUS_OK;
+}
+
+static enum status check_samples(struct rd *r)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+	size_t nloc = 0, k = 0;
+
+	r->task = mem_realloc_array(NULL, p->n_sample ? p->n_sample : 1,
+	                            sizeof(*r->task));
+	r->ntasks = mem_realloc_array(NULL, p->n_sample ? p->n_sample : 1,
+	                              sizeof(*r->ntasks));
+	if (!r->task || !r->ntasks)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		if (p->sample[i]->n_location_id > SIZE_MAX - nloc)
+			return STATUS_NOMEM;
+		nloc += p->sample[i]->n_location_id;
+	}
+	r->sloc = mem_realloc_array(NULL, nloc ? nloc : 1, sizeof(*r->sloc));
+	if (!r->sloc)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		size_t depth = 0;
+		if (s->n_value != r->ntypes)
+			return bad(r, "sample %zu has %zu values for %zu types",
+			           i + 1, s->n_value, r->ntypes);
+		for (size_t j = 0; j < s->n_value; j++) {
+			if (s->value[j] < 0)
+				return bad(r, "sample %zu has a negative value",
+				           i + 1);
+		}
+		for (size_t j = 0; j < s->n_location_id; j++, k++) {
+			if (!idmap_find(&r->locs, s->location_id[j],
+			                &r->sloc[k]))
+				return bad(
+				    r,
+				    "sample %zu names location id %llu, "
+				    "which does not exist",
+				    i + 1,
+				    (unsigned long long)s->location_id[j]);
+			depth += p->location[r->sloc[k]]->n_line;
+		}
+		if (depth > r->maxdepth)
+			r->maxdepth = depth;
+		enum status st = check_labels(r, i);
+		if (st != STATUS_OK)
+			return st;
+	}
+	return STATUS_OK;
+}
+
+/* NUL-terminated copies of the comments (an embedded NUL, which a C string
+ * cannot carry, becomes U+FFFD). */
+static enum status copy_comments(struct rd *r)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+
+	if (!p->n_comment)
+		return STATUS_OK;
+	r->comments = mem_calloc(p->n_comment, sizeof(*r->comments));
+	if (!r->comments)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < p->n_comment; i++) {
+		const ProtobufCBinaryData *s = &p->string_table[p->comment[i]];
+		size_t nul = 0, o = 0;
+		char *d;
+		for (size_t j = 0; j < s->len; j++)
+			nul += s->data[j] == 0;
+		if (s->len > (SIZE_MAX - 1) / 3)
+			return STATUS_NOMEM;
+		d = mem_alloc(s->len + 2 * nul + 1);
+		if (!d)
+			return STATUS_NOMEM;
+		for (size_t j = 0; j < s->len; j++) {
+			if (s->data[j] == 0) {
+				memcpy(d + o, "\xEF\xBF\xBD", 3);
+				o += 3;
+			} else {
+				d[o++] = (char)s->data[j];
+			}
+		}
+		d[o] = '\0';
+		r->comments[i] = d;
+	}
+	return STATUS_OK;
+}
+
+static enum status validate(struct rd *r, const struct load_limits *lim)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+	enum status st;
+
+	if (p->n_string_table == 0 || p->string_table[0].len != 0)
+		return bad(r, "the string table does not start with an empty "
+		              "string");
+	if ((st = find_types(r)) != STATUS_OK)
+		return st;
+	if (lim->max_samples && p->n_sample > lim->max_samples)
+		return fail(r->err, r->errsz, STATUS_TOO_LARGE,
+		            "%zu samples, over the limit of %zu", p->n_sample,
+		            lim->max_samples);
+	if (p->n_location > UINT32_MAX || p->n_function > UINT32_MAX ||
+	    p->n_mapping > UINT32_MAX)
+		return fail(r->err, r->errsz, STATUS_TOO_LARGE,
+		            "too many locations or functions");
+	if ((st = check_strings(r)) != STATUS_OK ||
+	    (st = build_idmap(r, &r->maps, "mapping", p->n_mapping, mapping_id,
+	                      p->mapping)) != STATUS_OK ||
+	    (st = build_idmap(r, &r->funcs, "function", p->n_function,
+	                      function_id, p->function)) != STATUS_OK ||
+	    (st = build_idmap(r, &r->locs, "location", p->n_location,
+	                      location_id, p->location)) != STATUS_OK ||
+	    (st = check_locations(r)) != STATUS_OK ||
+	    (st = check_samples(r)) != STATUS_OK ||
+	    (st = copy_comments(r)) != STATUS_OK)
+		return st;
+	return STATUS_OK;
+}
+
+static struct strview str_at(const struct rd *r, int64_t i)
+{
+	const ProtobufCBinaryData *s = &r->p->string_table[i];
+
+	return sv_n((const char *)s->data, s->len);
+}
+
+static enum status feed(struct rd *r, const struct sample_sink *sink)
+{
+	const Perftools__Profiles__Profile *p = r->p;
+	struct strview *frames;
+	struct window_meta meta;
+	enum status st = STATUS_OK;
+	size_t k = 0;
+
+	frames = mem_realloc_array(NULL, r->maxdepth ? r->maxdepth : 1,
+	                           sizeof(*frames));
+	if (!frames)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < p->n_sample && st == STATUS_OK; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		struct sample smp;
+		size_t d = 0;
+
+		k += s->n_location_id;
+		for (size_t j = s->n_location_id; j > 0; j--) {
+			const Perftools__Profiles__Location *l =
+			    p->location[r->sloc[k - s->n_location_id + j - 1]];
+			for (size_t n = l->n_line; n > 0; n--) {
+				uint32_t fi = 0;
+				const Perftools__Profiles__Function *f;
+				(void)idmap_find(&r->funcs,
+				                 l->line[n - 1]->function_id,
+				                 &fi);
+				f = p->function[fi];
+				frames[d] = str_at(r, f->name);
+				if (frames[d].len == 0)
+					frames[d] = str_at(r, f->system_name);
+				d++;
+			}
+		}
+		memset(&smp, 0, sizeof(smp));
+		smp.frames = frames;
+		smp.depth = d;
+		smp.task = str_at(r, r->task[i]);
+		smp.tasks = r->ntasks[i];
+		for (size_t t = 0; t < METRIC_COUNT; t++)
+			smp.m.v[t] = (uint64_t)s->value[r->type_of[t]];
+		st = sink->sample(sink->ctx, &smp);
+		if (st == STATUS_LIMIT)
+			st = STATUS_OK;
+	}
+	mem_free(frames);
+	if (st != STATUS_OK)
+		return fail(r->err, r->errsz, st, "the receiver stopped: %s",
+		            status_str(st));
+	if (!sink->meta)
+		return STATUS_OK;
+	memset(&meta, 0, sizeof(meta));
+	meta.time_nanos = p->time_nanos;
+	meta.duration_nanos = p->duration_nanos;
+	meta.comments = (const char *const *)r->comments;
+	meta.ncomments = p->n_comment;
+	st = sink->meta(sink->ctx, &meta);
+	if (st != STATUS_OK && st != STATUS_LIMIT)
+		return fail(r->err, r->errsz, st, "the receiver stopped: %s",
+		            status_str(st));
+	return STATUS_OK;
+}
+
+static enum status decode_raw(const uint8_t *data, size_t len,
+                              const struct load_limits *lim,
+                              const struct sample_sink *sink, char *err,
+                              size_t errsz)
+{
+	struct pb_arena arena = { NULL, false };
+	ProtobufCAllocator alloc = { pb_alloc, pb_free, &arena };
+	Perftools__Profiles__Profile *p;
+	struct rd r;
+	enum status st;
+
+	if (len == 0)
+		return fail(err, errsz, STATUS_MALFORMED, "empty profile");
+	p = perftools__profiles__profile__unpack(&alloc, len, data);
+	if (!p) {
+		pb_arena_free(&arena);
+		if (arena.nomem)
+			return fail(err, errsz, STATUS_NOMEM, "out of memory");
+		return fail(err, errsz, STATUS_MALFORMED,
+		            "not a protobuf Profile message (corrupt or "
+		            "truncated)");
+	}
+	memset(&r, 0, sizeof(r));
+	r.p = p;
+	r.err = err;
+	r.errsz = errsz;
+	st = validate(&r, lim);
+	if (st == STATUS_NOMEM)
+		(void)fail(err, errsz, st, "out of memory");
+	else if (st == STATUS_OK)
+		st = feed(&r, sink);
+	if (r.comments) {
+		for (size_t i = 0; i < p->n_comment; i++)
+			mem_free(r.comments[i]);
+	}
+	mem_free(r.comments);
+	mem_free(r.kind);
+	mem_free(r.maps.v);
+	mem_free(r.locs.v);
+	mem_free(r.funcs.v);
+	mem_free(r.sloc);
+	mem_free(r.task);
+	mem_free(r.ntasks);
+	pb_arena_free(&arena);
+	return st;
+}
+
+enum status pprof_decode(const void *data, size_t len,
+                         const struct load_limits *lim,
+                         const struct sample_sink *sink, char *err,
+                         size_t errsz)
+{
+	struct load_limits def = { LOAD_MAX_BYTES_DEFAULT,
+		                   LOAD_MAX_SAMPLES_DEFAULT };
+	struct buf b;
+	enum status st;
+
+	if (err && errsz)
+		err[0] = '\0';
+	if ((!data && len) || !sink || !sink->sample)
+		return fail(err, errsz, STATUS_INVAL, "invalid argument");
+	if (!lim)
+		lim = &def;
+	if (len == 0)
+		return fail(err, errsz, STATUS_MALFORMED, "empty input");
+	if (!gzip_is(data, len)) {
+		if (lim->max_bytes && len > lim->max_bytes)
+			return fail(err, errsz, STATUS_TOO_LARGE,
+			            "%zu bytes, over the limit of %zu", len,
+			            lim->max_bytes);
+		return decode_raw(data, len, lim, sink, err, errsz);
+	}
+	buf_init(&b);
+	st = gzip_decompress(data, len, lim->max_bytes, &b, err, errsz);
+	if (st == STATUS_OK)
+		st = decode_raw((const uint8_t *)b.data, b.len, lim, sink, err,
+		                errsz);
+	else if (err && errsz && !err[0] && st == STATUS_TOO_LARGE)
+		(void)fail(err, errsz, st,
+		           "decompressed size over the limit of %zu bytes",
+		           lim->max_bytes);
+	else if (err && errsz && !err[0])
+		(void)fail(err, errsz, st, "gzip: %s", status_str(st));
+	buf_fini(&b);
+	return st;
+}
+
+static enum status sys_fail(char *err, size_t errsz, const char *what, int e)
+{
+	char msg[128];
+
+	if (strerror_r(e, msg, sizeof(msg)) != 0)
+		snprintf(msg, sizeof(msg), "error %d", e);
+	return fail(err, errsz, STATUS_IO, "%s: %s", what, msg);
+}
+
+enum status pprof_load(const char *path, const struct load_limits *lim,
+                       const struct sample_sink *sink, char *err, size_t errsz)
+{
+	struct load_limits def = { LOAD_MAX_BYTES_DEFAULT,
+		                   LOAD_MAX_SAMPLES_DEFAULT };
+	char chunk[65536];
+	struct stat sb;
+	struct buf b;
+	enum status st;
+	ssize_t n;
+	int fd;
+
+	if (err && errsz)
+		err[0] = '\0';
+	if (!path || !sink)
+		return fail(err, errsz, STATUS_INVAL, "invalid argument");
+	if (!lim)
+		lim = &def;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return sys_fail(err, errsz, "cannot open", errno);
+	if (fstat(fd, &sb) != 0) {
+		st = sys_fail(err, errsz, "cannot stat", errno);
+		close(fd);
+		return st;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return fail(err, errsz, STATUS_IO, "is a directory");
+	}
+	if (S_ISREG(sb.st_mode) && lim->max_bytes &&
+	    (uintmax_t)sb.st_size > lim->max_bytes) {
+		close(fd);
+		return fail(err, errsz, STATUS_TOO_LARGE,
+		            "file of %jd bytes, over the limit of %zu",
+		            (intmax_t)sb.st_size, lim->max_bytes);
+	}
+	buf_init(&b);
+	b.limit = lim->max_bytes;
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n == 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			st = sys_fail(err, errsz, "cannot read", errno);
+			goto out;
+		}
+		if (buf_add(&b, chunk, (size_t)n) != STATUS_OK) {
+			st = buf_status(&b);
+			if (st == STATUS_LIMIT)
+				st = fail(err, errsz, STATUS_TOO_LARGE,
+				          "file over the limit of %zu bytes",
+				          lim->max_bytes);
+			else
+				st = fail(err, errsz, st, "out of memory");
+			goto out;
+		}
+	}
+	if (b.len == 0) {
+		st = fail(err, errsz, STATUS_MALFORMED, "empty file");
+		goto out;
+	}
+	st = pprof_decode(b.data, b.len, lim, sink, err, errsz);
+out:
+	close(fd);
+	buf_fini(&b);
+	return st;
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# make bench: asynctop's pprof writer and reader against Go's pprof library
+# (github.com/google/pprof/profile) on the same generated workload, timed in
+# the same run.  The headline is the ratio ours / Go's (below 1: we are
+# faster).  Absolute figures vary with the machine and its load.
+#   sh tests/bench/run.sh BUILD_DIR_ABS      (BENCH_RUNS=N, default 5)
+set -eu
+
+build=${1:?usage: run.sh BUILD_DIR}
+runs=${BENCH_RUNS:-5}
+cbench=$build/tests/bench_pprof
+gobench=$build/tests/gobench
+
+if [ ! -x "$cbench" ]; then
+	echo "run.sh: $cbench is missing (make bench builds it)" >&2
+	exit 1
+fi
+
+ours=$("$cbench" "$runs")
+go=""
+if [ -x "$gobench" ]; then
+	go=$("$gobench" "$runs")
+fi
+
+printf '%s\n--go--\n%s\n' "$ours" "$go" | awk '
+/^--go--$/ { side = "go"; next }
+NF == 2 { if (side == "go") g[$1] = $2; else c[$1] = $2 }
+function ms(v) { return v == "" ? "-" : sprintf("%.1f ms", v) }
+function mb(v) { return v == "" ? "-" : sprintf("%.2f MB", v / 1e6) }
+function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+function row(label, key, fmt) {
+	if (fmt == "ms")
+		printf "  %-28s %12s %12s %8s\n", label, ms(c[key]), ms(g[key]), ratio(c[key], g[key])
+	else
+		printf "  %-28s %12s %12s %8s\n", label, mb(c[key]), mb(g[key]), ratio(c[key], g[key])
+}
+END {
+	printf "pprof benchmark: %d samples, %d stacks of depth %d, %d task names; median of %d runs\n",
+		c["samples"], c["stacks"], c["depth"], c["tasks"], c["runs"]
+	printf "  %-28s %12s %12s %8s\n", "", "asynctop", "Go pprof", "ours/Go"
+	row("encode (uncompressed)", "encode_ms", "ms")
+	row("encode + gzip level 6", "gzip_ms", "ms")
+	row("parse (gunzip+decode+check)", "parse_ms", "ms")
+	row("size uncompressed", "encode_bytes", "B")
+	row("size gzip", "gzip_bytes", "B")
+	printf "  %-28s %12s %12s %8s\n", "model fold + commit", ms(c["fold_ms"]), "-", "-"
+	if (g["encode_ms"] == "") {
+		print "Go baseline skipped: go or golang-github-google-pprof-dev is missing."
+	} else {
+		printf "RATIOS (ours / Go): encode %s, encode+gzip %s, parse %s\n",
+			ratio(c["encode_ms"], g["encode_ms"]),
+			ratio(c["gzip_ms"], g["gzip_ms"]),
+			ratio(c["parse_ms"], g["parse_ms"])
+	}
+}'
