@@ -11,8 +11,11 @@ PKG_CONFIG ?= pkg-config
 PROTOC_C ?= protoc-c
 GO      ?= go
 
+# O is where this build's objects go: BUILD, or BUILD/san for SAN builds
+# (a variable of its own, so `make BUILD=x SAN=...` still separates them).
+O := $(BUILD)
 ifneq ($(SAN),)
-BUILD    := $(BUILD)/san
+O        := $(BUILD)/san
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
@@ -34,7 +37,7 @@ pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 ENCODE_PKGS := zlib libprotobuf-c
 TEST_PKGS   := check
 
-CPPFLAGS_ALL := -I. -I$(BUILD) -DASYNCTOP_VERSION='"$(VERSION)"'
+CPPFLAGS_ALL := -I. -I$(O) -DASYNCTOP_VERSION='"$(VERSION)"'
 CFLAGS_ALL   := $(STD) $(WARN) $(OPT) $(SANFLAGS) -MMD -MP $(CFLAGS)
 LDFLAGS_ALL  := $(SANFLAGS) $(LDFLAGS) -pthread
 
@@ -49,25 +52,33 @@ endif
 # ---- sources ---------------------------------------------------------------
 MODEL_SRC  := $(sort $(wildcard model/*.c))
 ENCODE_SRC := $(sort $(wildcard encode/*.c))
-PROTO_GEN  := $(BUILD)/encode/profile.pb-c.c
+ADAPT_SRC  := $(sort $(wildcard adapters/*.c))
+TUI_SRC    := $(filter-out tui/main.c,$(sort $(wildcard tui/*.c)))
+PROTO_GEN  := $(O)/encode/profile.pb-c.c
 TEST_SRC   := $(sort $(wildcard tests/*.c))
 TEST_SUITES := $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRC)))
 
-MODEL_OBJ  := $(MODEL_SRC:%.c=$(BUILD)/%.o)
-ENCODE_OBJ := $(ENCODE_SRC:%.c=$(BUILD)/%.o) $(PROTO_GEN:.c=.o)
-TEST_OBJ   := $(TEST_SRC:%.c=$(BUILD)/%.o)
+MODEL_OBJ  := $(MODEL_SRC:%.c=$(O)/%.o)
+ENCODE_OBJ := $(ENCODE_SRC:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
+TEST_OBJ   := $(TEST_SRC:%.c=$(O)/%.o)
+ADAPT_OBJ  := $(ADAPT_SRC:%.c=$(O)/%.o)
+TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
-LIBMODEL  := $(BUILD)/libmodel.a
-LIBENCODE := $(BUILD)/libencode.a
-TESTBIN   := $(BUILD)/tests/check_asynctop
-PPROFCHECK := $(BUILD)/tests/pprofcheck
-GOBENCH    := $(BUILD)/tests/gobench
-BENCHBIN   := $(BUILD)/tests/bench_pprof
+LIBMODEL  := $(O)/libmodel.a
+LIBENCODE := $(O)/libencode.a
+# The public library: everything but main(), and no gRPC (decisions §6).
+LIBASYNCTOP := $(O)/libasynctop.a
+BIN       := $(O)/asynctop
+LIB_PKGS  := zlib libprotobuf-c
+TESTBIN   := $(O)/tests/check_asynctop
+PPROFCHECK := $(O)/tests/pprofcheck
+GOBENCH    := $(O)/tests/gobench
+BENCHBIN   := $(O)/tests/bench_pprof
 
 .PHONY: all deps check bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
-all: $(LIBMODEL) $(LIBENCODE)
+all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
 
 help:
 	@echo 'make            build (never installs packages)'
@@ -83,41 +94,73 @@ deps:
 	$(Q)sh .ci/deps
 
 # ---- compile ---------------------------------------------------------------
-$(BUILD)/.flags: FORCE
+$(O)/.flags: FORCE
 	@mkdir -p $(@D)
 	@echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL)' | cmp -s - $@ || \
 		echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDFLAGS_ALL)' > $@
 FORCE:
 
-$(BUILD)/model/%.o: model/%.c $(BUILD)/.flags
+$(O)/model/%.o: model/%.c $(O)/.flags
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/encode/%.o: encode/%.c $(BUILD)/.flags | $(PROTO_GEN)
+$(O)/encode/%.o: encode/%.c $(O)/.flags | $(PROTO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/encode/profile.pb-c.c $(BUILD)/encode/profile.pb-c.h: encode/profile.proto
+$(O)/encode/profile.pb-c.c $(O)/encode/profile.pb-c.h: encode/profile.proto
 	$(call msg,PROTOC,$<)
-	@mkdir -p $(BUILD)
-	$(Q)$(PROTOC_C) --proto_path=. --c_out=$(BUILD) encode/profile.proto
+	@mkdir -p $(O)
+	$(Q)$(PROTOC_C) --proto_path=. --c_out=$(O) encode/profile.proto
 
-$(BUILD)/encode/profile.pb-c.o: $(BUILD)/encode/profile.pb-c.c $(BUILD)/.flags
+$(O)/encode/profile.pb-c.o: $(O)/encode/profile.pb-c.c $(O)/.flags
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,libprotobuf-c) $(CFLAGS_ALL) -Wno-cast-qual -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(PROTO_GEN)
+$(O)/adapters/%.o: adapters/%.c $(O)/.flags
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(LIB_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(O)/tui/main.o $(LIBASYNCTOP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+
+# Rewritten only when PREFIX changes, so the .pc file follows it.
+$(O)/.prefix: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+
+$(O)/asynctop.pc: Makefile $(O)/.prefix
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		'Name: asynctop' 'Description: where async tasks wait: embed asynctop over your own runtime' \
+		'Version: $(VERSION)' \
+		'Libs: -L$${libdir} -lasynctop $(call pc_libs,$(LIB_PKGS)) -pthread' \
+		'Cflags: -I$${includedir}' > $@
+
+$(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TEST_PKGS) $(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/tests/check_main.o: $(BUILD)/tests/suites.inc
+$(O)/tests/check_main.o: $(O)/tests/suites.inc
 
 # The runner's suite list comes from the file names: tests/test_X.c
 # defines `Suite *suite_X(void)`.
-$(BUILD)/tests/suites.inc: FORCE
+$(O)/tests/suites.inc: FORCE
 	@mkdir -p $(@D)
 	@printf 'SUITE(%s)\n' $(TEST_SUITES) | cmp -s - $@ || printf 'SUITE(%s)\n' $(TEST_SUITES) > $@
 
@@ -130,13 +173,14 @@ $(LIBENCODE): $(ENCODE_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # ---- tests -----------------------------------------------------------------
-$(TESTBIN): $(filter-out $(BUILD)/tests/bench_%.o,$(TEST_OBJ)) $(LIBENCODE) $(LIBMODEL)
+TEST_LIBS := $(if $(ADAPT_SRC)$(TUI_SRC),$(LIBASYNCTOP),$(LIBENCODE) $(LIBMODEL))
+$(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TEST_LIBS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(ENCODE_PKGS))
 
 # The pprof checker and the Go baseline build offline against Debian's
 # golang-github-google-pprof-dev, in GOPATH mode (docs/testing.md).
-GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE=$(abspath $(BUILD))/gocache
+GOENV := GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOCACHE=$(abspath $(O))/gocache
 $(PPROFCHECK): tests/pprofcheck/main.go
 	$(call msg,GO,$@)
 	@mkdir -p $(@D)
@@ -148,9 +192,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 
 .PHONY: test-run
-test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK))
+test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(if $(wildcard tui/main.c),$(BIN) $(O)/asynctop.pc)
 	$(call msg,TEST,$(TESTBIN))
 	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
+		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
 		$(TESTBIN)
 
 # ---- lint ------------------------------------------------------------------
@@ -177,7 +222,7 @@ check-deps:
 	$(Q)sh .ci/layers
 
 # ---- bench -----------------------------------------------------------------
-$(BENCHBIN): $(BUILD)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
+$(BENCHBIN): $(O)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(ENCODE_PKGS))
 
@@ -188,23 +233,37 @@ $(GOBENCH): tests/bench/gobench/main.go
 		cd tests/bench/gobench && env $(GOENV) $(GO) build -o $(abspath $@) . ; \
 	else rm -f $@; fi
 
+# Its own build directory, so benchmark flags never force a test rebuild.
 bench: deps
-	$(Q)$(MAKE) --no-print-directory OPT='-O2 -g -DNDEBUG' bench-run
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
 bench-run: $(BENCHBIN) $(GOBENCH)
-	$(Q)sh tests/bench/run.sh $(abspath $(BUILD))
+	$(Q)sh tests/bench/run.sh $(abspath $(O))
 
 # ---- install ---------------------------------------------------------------
 install: all
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/doc/asynctop
-	$(Q)install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/asynctop/
+	$(Q)install -m 644 README.md LICENSE docs/embedding.md docs/examples/embed.c \
+		$(DESTDIR)$(PREFIX)/share/doc/asynctop/
+	$(Q)if [ -f $(BIN) ]; then \
+		install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+			$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 && \
+		install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/asynctop && \
+		install -m 644 $(LIBASYNCTOP) $(DESTDIR)$(PREFIX)/lib/libasynctop.a && \
+		install -m 644 adapters/asynctop.h $(DESTDIR)$(PREFIX)/include/asynctop.h && \
+		install -m 644 $(O)/asynctop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/asynctop.pc && \
+		{ [ ! -f docs/asynctop.1 ] || install -m 644 docs/asynctop.1 $(DESTDIR)$(PREFIX)/share/man/man1/asynctop.1; }; \
+	fi
 
 uninstall:
 	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/doc/asynctop
+	$(Q)rm -f $(DESTDIR)$(PREFIX)/bin/asynctop $(DESTDIR)$(PREFIX)/lib/libasynctop.a \
+		$(DESTDIR)$(PREFIX)/include/asynctop.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/asynctop.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/asynctop.1
 
 clean:
 	$(Q)rm -rf $(BUILD) build
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

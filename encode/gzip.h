@@ -20,7 +20,7 @@ bool gzip_is(const void *data, size_t len);
  * reason in err; STATUS_NOMEM.  On failure out's appended bytes are
  * unspecified: the caller discards them. */
 enum status gzip_decompress(const void *data, size_t len, size_t limit,
-			    struct buf *out, char *err, size_t errsz)
-	MUST_CHECK;
+                            struct buf *out, char *err,
+                            size_t errsz) MUST_CHECK;
 
 #endif
