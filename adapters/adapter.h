@@ -1,0 +1,201 @@
+/* The adapter contract (the seed's, in C): given a source and a window,
+ * produce the task samples for that window.  Everything runtime-specific
+ * stays behind struct adapter_ops; the rest of asynctop sees samples. */
+#ifndef ASYNCTOP_ADAPTERS_ADAPTER_H
+#define ASYNCTOP_ADAPTERS_ADAPTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/base.h"
+#include "model/sample.h"
+#include "model/status.h"
+#include "model/window.h"
+
+struct adapter;
+struct collect;
+
+/* Connection states an adapter reports (shown in the viewer's header). */
+#define SOURCE_STATE_LIST(X)        \
+	X(CONNECTING, "connecting") \
+	X(CONNECTED, "connected")   \
+	X(RETRYING, "retrying")     \
+	X(LOST, "lost")             \
+	X(REPLAY, "replay")
+
+enum source_state {
+#define SOURCE_STATE_ENUM(id, text) SOURCE_##id,
+	SOURCE_STATE_LIST(SOURCE_STATE_ENUM)
+#undef SOURCE_STATE_ENUM
+	    SOURCE_STATE_COUNT
+};
+
+const char *source_state_str(enum source_state st);
+
+/* Why a collect failed, worded for the operator (decisions §7).  detail is
+ * what went wrong, remediation what to do about it (may be empty). */
+struct adapter_error {
+	enum status st;
+	char detail[512];
+	char remediation[512];
+};
+
+/* Settings shared by every adapter instance; copied at adapter_open. */
+struct adapter_config {
+	uint64_t connect_timeout_ns; /* default 2 s */
+	uint64_t reply_timeout_ns;   /* one agent reply; default 2 s */
+	profile_loader_fn loader;    /* replay: reads one saved profile */
+	struct load_limits load_limits;
+};
+
+enum adapter_flags {
+	ADAPTER_MULTI_ENDPOINT = 1u << 0, /* -e may repeat (replay) */
+	ADAPTER_FINITE = 1u << 1,         /* runs out of windows (replay) */
+};
+
+/* One adapter, as registered.  Designated initializers only. */
+struct adapter_ops {
+	const char *name;             /* as an operator types it */
+	const char *const *aliases;   /* NULL-terminated; may be NULL */
+	const char *summary;          /* one line for `asynctop adapters` */
+	const char *default_endpoint; /* NULL: -e is required */
+	unsigned flags;               /* enum adapter_flags */
+	size_t private_size;          /* zeroed state the framework allocates */
+	/* Non-blocking set-up; no connection yet.  May fail with INVAL (bad
+	 * endpoint syntax) and fill err. */
+	enum status (*open)(struct adapter *a, struct adapter_error *err);
+	/* Collects one window; see the collect_* functions.  Blocks for at
+	 * most the window plus 1 s of grace, and returns within 100 ms of a
+	 * stop request.  STATUS_OK with samples added; STATUS_EMPTY_WINDOW is
+	 * decided by the framework, not the adapter; STATUS_EOF when a finite
+	 * source has no more windows; or an error via collect_fail. */
+	enum status (*collect)(struct adapter *a, struct collect *c);
+	void (*close)(struct adapter *a);
+	/* For the custom adapter: passed through to it, see asynctop.h. */
+	const void *user;
+};
+
+/* An open source.  Owned by whoever opened it; used by one thread at a
+ * time (the worker while it runs). */
+struct adapter {
+	const struct adapter_ops *ops;
+	char **endpoints; /* owned copies; the default endpoint if none given */
+	size_t nendpoints;
+	struct adapter_config cfg;
+	void *priv; /* private_size bytes, zeroed */
+};
+
+/* ---- the registry ------------------------------------------------------ */
+
+/* A set of adapters an executable offers (the stock binary's, or an
+ * embedder's own).  Borrowed: the ops must outlive the registry. */
+struct adapter_registry {
+	const struct adapter_ops *const *ops;
+	size_t n;
+};
+
+/* The adapter named or aliased name (case-sensitive), or NULL. */
+const struct adapter_ops *adapter_find(const struct adapter_registry *r,
+                                       const char *name);
+
+/* "asyncio, replay, tokio (alias kernal-api-async)" for error messages
+ * ("(aliases a, b)" for several), in registry order, into dst (always
+ * NUL-terminated, cut if short). */
+void adapter_list_names(const struct adapter_registry *r, char *dst,
+                        size_t size);
+
+/* The defaults: connect and reply timeouts 2 s, no loader, the default
+ * load limits (decisions §5). */
+void adapter_config_default(struct adapter_config *cfg);
+
+/* The one-line error for an unknown adapter name (the seed's wording):
+ * `no async profiling adapter named "X"; available: a, b, c`, the name
+ * quoted and escaped.  Into dst (always NUL-terminated, cut if short). */
+void adapter_format_unknown(const struct adapter_registry *r, const char *name,
+                            char *dst, size_t size);
+
+/* The paragraph an operator reads for a failed window of adapter (its
+ * name) at endpoint (NULL or "" reads "its default endpoint"):
+ * STATUS_UNREACHABLE: `the A source is not reachable at E: DETAIL`, then
+ * the remediation on its own line (when there is one);
+ * STATUS_EMPTY_WINDOW: `the A source produced no task data over %gs. ...`
+ * with seconds the MEASURED length; STATUS_TIMEOUT: `the A source at E
+ * timed out: DETAIL`; STATUS_MALFORMED: `the A source at E sent malformed
+ * data: DETAIL`; anything else `the A source at E failed: DETAIL` (the
+ * status's message when there is no detail), each followed by the
+ * remediation line when there is one.  No trailing newline.  Into dst
+ * (always NUL-terminated, cut if short). */
+void adapter_format_error(const struct adapter_error *e, const char *adapter,
+                          const char *endpoint, double seconds, char *dst,
+                          size_t size);
+
+/* Opens an instance of ops for endpoints (copied; n may be 0 for the
+ * default).  cfg (copied; NULL for the defaults; its zero fields get the
+ * defaults).  STATUS_INVAL with err filled for several endpoints on an
+ * adapter without ADAPTER_MULTI_ENDPOINT, or none where one is needed, or
+ * what ops->open refused; STATUS_NOMEM.  err may be NULL.  Does not
+ * block (ops->open must not). */
+enum status adapter_open(const struct adapter_ops *ops,
+                         const char *const *endpoints, size_t n,
+                         const struct adapter_config *cfg,
+                         struct adapter_error *err,
+                         struct adapter **out) MUST_CHECK;
+/* Calls ops->close and frees a; NULL is a no-op. */
+void adapter_close(struct adapter *a);
+
+/* ---- inside collect: what adapters and producers call ----------------- */
+/* Only from inside ops->collect, on the worker thread (adapters/worker.c
+ * implements them). */
+
+/* The window asked for, already clamped to 60 s. */
+uint64_t collect_length(const struct collect *c);
+/* CLOCK_MONOTONIC instant the window started (the previous one's end). */
+uint64_t collect_start(const struct collect *c);
+/* collect_start + collect_length: when collect should return. */
+uint64_t collect_deadline(const struct collect *c);
+/* The 1-based number of the window being collected. */
+uint64_t collect_index(const struct collect *c);
+/* The refresh period for progress reports. */
+uint64_t collect_refresh(const struct collect *c);
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t collect_now(void);
+/* True once a stop or an "end the window now" was requested. */
+bool collect_stopping(const struct collect *c);
+/* A descriptor that is readable once a stop or an "end the window now"
+ * was requested for this window, for an adapter that poll()s its own
+ * sockets (add it with POLLIN; never read it: the worker resets it). */
+int collect_stop_fd(const struct collect *c);
+/* Sleeps until the monotonic deadline, or a stop or end-now request.
+ * STATUS_OK at the deadline, STATUS_STOPPED when asked to stop early. */
+enum status collect_wait_until(struct collect *c, uint64_t deadline_ns);
+/* Adds a sample (borrowed, copied) to the window being collected.
+ * STATUS_OK; STATUS_LIMIT when the window's cap (4 M samples, 256 MiB of
+ * strings) is reached and STATUS_NOMEM: the sample is then dropped and
+ * counted in the window's meta.dropped, and collect may go on. */
+enum status collect_add(struct collect *c, const struct sample *s) MUST_CHECK;
+/* Counts n samples the source lost (added to the window's meta.dropped). */
+void collect_dropped(struct collect *c, uint64_t n);
+/* Forgets the samples added so far in this window (for a source that
+ * recomputes the whole window from cumulative state at each refresh). */
+void collect_clear(struct collect *c);
+/* Sets the window's measured metadata (copied): start, length, partial,
+ * source, dropped, comments.  It then replaces what the worker measured;
+ * requested_nanos and clamped are still the worker's, except for an
+ * ADAPTER_FINITE adapter (replay keeps the file's).  Out of memory makes
+ * the window a STATUS_NOMEM error. */
+void collect_set_meta(struct collect *c, const struct window_meta *meta);
+/* Reports a connection state; retry_in_ns for SOURCE_RETRYING. */
+void collect_state(struct collect *c, enum source_state st,
+                   uint64_t retry_in_ns);
+/* Sends a copy of the samples added so far in this window (they stay in
+ * the window) as a WORKER_PROGRESS view of the window in progress (the
+ * viewer's `o` key).  An undelivered progress view of the same window is
+ * replaced, so progress never piles up.  STATUS_NOMEM (nothing sent). */
+enum status collect_progress(struct collect *c) MUST_CHECK;
+/* Records an error for the caller and returns st (use: return
+ * collect_fail(c, STATUS_UNREACHABLE, "...", "...")).  Text is copied. */
+enum status collect_fail(struct collect *c, enum status st, const char *detail,
+                         const char *remediation);
+
+#endif

@@ -1,0 +1,816 @@
+/* The worker thread that runs one source's collect window after window, the
+ * collect_* functions adapters call inside it, and the message queue to the
+ * main thread (a mutex-guarded list; the pipe only wakes poll()). */
+#include "adapters/worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapters/batch.h"
+#include "model/alloc.h"
+
+#define GRACE_DEFAULT_NS   ((uint64_t)1000000000u)
+#define REFRESH_DEFAULT_NS ((uint64_t)1000000000u)
+
+/* A window_meta whose strings are owned copies. */
+struct meta_own {
+	struct window_meta meta; /* views of the fields below */
+	char *reason, *source;
+	char **comments;
+	size_t ncomments;
+};
+
+struct msg_node {
+	struct worker_msg msg; /* msg.priv points back here */
+	struct batch batch;
+	struct meta_own own;
+	struct msg_node *next;
+};
+
+struct collect {
+	struct worker *w;
+	uint64_t index, length, start, deadline;
+	int64_t start_real;
+	struct batch batch;
+	bool meta_set, meta_nomem, failed;
+	struct meta_own own;
+	struct adapter_error err;
+};
+
+struct worker {
+	struct adapter *a;
+	struct worker_opts o;
+	uint64_t length, requested, grace;
+	bool clamped;
+	int rfd, wfd;
+	int stop_rfd, stop_wfd; /* readable once stop or end-now is asked */
+	pthread_t thread, watchdog;
+	bool has_thread, has_watchdog;
+	pthread_mutex_t mu;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC; every change broadcasts */
+	/* Under mu: */
+	struct msg_node *head, *tail;
+	bool signalled; /* a wake-up byte is in the pipe */
+	bool stop, end_now, quit;
+	uint64_t stop_at, end_at;
+	bool in_collect, timed_out;
+	uint64_t cur_index, cur_deadline;
+	uint64_t lost;         /* messages lost to memory */
+	struct msg_node *done; /* preallocated, so WORKER_DONE always arrives */
+};
+
+uint64_t collect_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
+}
+
+/* ---- owned metadata ----------------------------------------------------- */
+
+static void meta_own_fini(struct meta_own *o)
+{
+	size_t i;
+
+	mem_free(o->reason);
+	mem_free(o->source);
+	for (i = 0; i < o->ncomments; i++)
+		mem_free(o->comments[i]);
+	mem_free(o->comments);
+	memset(o, 0, sizeof(*o));
+}
+
+static char *dup_str(const char *s, bool *nomem)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = mem_strndup(s, strlen(s));
+	if (!d)
+		*nomem = true;
+	return d;
+}
+
+static void meta_own_view(struct meta_own *o)
+{
+	o->meta.reason = o->reason;
+	o->meta.source = o->source;
+	o->meta.comments = (const char *const *)o->comments;
+	o->meta.ncomments = o->ncomments;
+}
+
+/* Replaces o with a deep copy of src; STATUS_NOMEM leaves o empty. */
+static enum status meta_own_set(struct meta_own *o,
+                                const struct window_meta *src)
+{
+	bool nomem = false;
+
+	meta_own_fini(o);
+	o->meta = *src;
+	o->reason = dup_str(src->reason, &nomem);
+	o->source = dup_str(src->source, &nomem);
+	if (src->ncomments && src->comments) {
+		o->comments = mem_calloc(src->ncomments, sizeof(*o->comments));
+		if (!o->comments)
+			nomem = true;
+		for (size_t i = 0; o->comments && i < src->ncomments; i++) {
+			o->comments[i] = dup_str(src->comments[i], &nomem);
+			o->ncomments = i + 1;
+		}
+	}
+	meta_own_view(o);
+	if (nomem) {
+		meta_own_fini(o);
+		return STATUS_NOMEM;
+	}
+	return STATUS_OK;
+}
+
+/* ---- the queue ---------------------------------------------------------- */
+
+static struct msg_node *node_new(enum worker_msg_kind kind, uint64_t index)
+{
+	struct msg_node *n = mem_calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->msg.kind = kind;
+	n->msg.index = index;
+	n->msg.priv = n;
+	batch_init(&n->batch);
+	return n;
+}
+
+static void node_free(struct msg_node *n)
+{
+	if (!n)
+		return;
+	batch_fini(&n->batch);
+	meta_own_fini(&n->own);
+	mem_free(n);
+}
+
+static void drain(int fd)
+{
+	char b[64];
+
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+}
+
+static void poke(int fd)
+{
+	ssize_t r;
+
+	do
+		r = write(fd, "", 1);
+	while (r < 0 && errno == EINTR);
+}
+
+/* Appends n (mu held) and wakes the main thread if the queue was idle. */
+static void push_locked(struct worker *w, struct msg_node *n)
+{
+	n->next = NULL;
+	if (w->tail)
+		w->tail->next = n;
+	else
+		w->head = n;
+	w->tail = n;
+	if (!w->signalled) {
+		poke(w->wfd);
+		w->signalled = true;
+	}
+}
+
+static void push(struct worker *w, struct msg_node *n)
+{
+	pthread_mutex_lock(&w->mu);
+	push_locked(w, n);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Pushes a progress view, replacing an undelivered one of the same window. */
+static void push_progress(struct worker *w, struct msg_node *n)
+{
+	struct msg_node *p, *prev = NULL;
+
+	pthread_mutex_lock(&w->mu);
+	for (p = w->head; p; prev = p, p = p->next) {
+		if (p->msg.kind != WORKER_PROGRESS ||
+		    p->msg.index != n->msg.index)
+			continue;
+		n->next = p->next;
+		if (prev)
+			prev->next = n;
+		else
+			w->head = n;
+		if (w->tail == p)
+			w->tail = n;
+		pthread_mutex_unlock(&w->mu);
+		node_free(p);
+		return;
+	}
+	push_locked(w, n);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void lost(struct worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->lost = u64_add_sat(w->lost, 1);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void set_error(struct adapter_error *e, enum status st,
+                      const char *detail, const char *remediation)
+{
+	memset(e, 0, sizeof(*e));
+	e->st = st;
+	snprintf(e->detail, sizeof(e->detail), "%s", detail ? detail : "");
+	snprintf(e->remediation, sizeof(e->remediation), "%s",
+	         remediation ? remediation : "");
+}
+
+enum status worker_read(struct worker *w, struct worker_msg **out)
+{
+	struct msg_node *n;
+
+	*out = NULL;
+	pthread_mutex_lock(&w->mu);
+	n = w->head;
+	if (n) {
+		w->head = n->next;
+		if (!w->head)
+			w->tail = NULL;
+	}
+	if (!w->head && w->signalled) {
+		drain(w->rfd);
+		w->signalled = false;
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (!n)
+		return STATUS_AGAIN;
+	n->next = NULL;
+	*out = &n->msg;
+	return STATUS_OK;
+}
+
+int worker_fd(const struct worker *w)
+{
+	return w->rfd;
+}
+
+enum status worker_msg_feed(const struct worker_msg *m,
+                            const struct sample_sink *sink)
+{
+	const struct msg_node *n = m->priv;
+
+	return batch_feed(&n->batch, sink);
+}
+
+void worker_msg_free(struct worker_msg *m)
+{
+	if (m)
+		node_free(m->priv);
+}
+
+/* ---- inside collect ----------------------------------------------------- */
+
+uint64_t collect_length(const struct collect *c)
+{
+	return c->length;
+}
+
+uint64_t collect_start(const struct collect *c)
+{
+	return c->start;
+}
+
+uint64_t collect_deadline(const struct collect *c)
+{
+	return c->deadline;
+}
+
+uint64_t collect_index(const struct collect *c)
+{
+	return c->index;
+}
+
+uint64_t collect_refresh(const struct collect *c)
+{
+	return c->w->o.refresh_ns ? c->w->o.refresh_ns : REFRESH_DEFAULT_NS;
+}
+
+int collect_stop_fd(const struct collect *c)
+{
+	return c->w->stop_rfd;
+}
+
+bool collect_stopping(const struct collect *c)
+{
+	bool s;
+
+	pthread_mutex_lock(&c->w->mu);
+	s = c->w->stop || c->w->end_now;
+	pthread_mutex_unlock(&c->w->mu);
+	return s;
+}
+
+enum status collect_wait_until(struct collect *c, uint64_t deadline_ns)
+{
+	struct worker *w = c->w;
+	enum status st = STATUS_OK;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		uint64_t now;
+		struct timespec ts;
+
+		if (w->stop || w->end_now) {
+			st = STATUS_STOPPED;
+			break;
+		}
+		now = collect_now();
+		if (now >= deadline_ns)
+			break;
+		if (deadline_ns - now > (uint64_t)86400 * 1000000000u) {
+			pthread_cond_wait(&w->cond, &w->mu);
+			continue;
+		}
+		ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
+		ts.tv_nsec = (long)(deadline_ns % 1000000000u);
+		pthread_cond_timedwait(&w->cond, &w->mu, &ts);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return st;
+}
+
+enum status collect_add(struct collect *c, const struct sample *s)
+{
+	enum status st = batch_add(&c->batch, s);
+
+	return st == STATUS_INVAL ? STATUS_LIMIT : st;
+}
+
+void collect_dropped(struct collect *c, uint64_t n)
+{
+	c->batch.dropped = u64_add_sat(c->batch.dropped, n);
+}
+
+void collect_clear(struct collect *c)
+{
+	uint64_t dropped = c->batch.dropped;
+
+	batch_clear(&c->batch);
+	c->batch.dropped = dropped;
+}
+
+void collect_set_meta(struct collect *c, const struct window_meta *meta)
+{
+	c->meta_set = true;
+	if (meta_own_set(&c->own, meta) != STATUS_OK)
+		c->meta_nomem = true;
+}
+
+void collect_state(struct collect *c, enum source_state st,
+                   uint64_t retry_in_ns)
+{
+	struct msg_node *n = node_new(WORKER_STATE, c->index);
+
+	if (!n) {
+		lost(c->w);
+		return;
+	}
+	n->msg.state = st;
+	n->msg.retry_in_ns = retry_in_ns;
+	push(c->w, n);
+}
+
+/* The worker's own measurement of c from start to end (ns, monotonic). */
+static void measured(const struct collect *c, uint64_t end,
+                     struct window_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->time_nanos = c->start_real;
+	m->duration_nanos = (int64_t)(end - c->start);
+	m->requested_nanos = c->w->requested;
+	m->clamped = c->w->clamped;
+	m->dropped = c->batch.dropped;
+}
+
+enum status collect_progress(struct collect *c)
+{
+	struct msg_node *n = node_new(WORKER_PROGRESS, c->index);
+
+	if (!n)
+		return STATUS_NOMEM;
+	if (batch_copy(&n->batch, &c->batch) != STATUS_OK) {
+		node_free(n);
+		return STATUS_NOMEM;
+	}
+	measured(c, collect_now(), &n->msg.meta);
+	n->msg.meta.partial = true;
+	n->msg.meta.reason = "in progress";
+	n->msg.nsamples = n->batch.n;
+	push_progress(c->w, n);
+	return STATUS_OK;
+}
+
+enum status collect_fail(struct collect *c, enum status st, const char *detail,
+                         const char *remediation)
+{
+	c->failed = true;
+	set_error(&c->err, st, detail, remediation);
+	return st;
+}
+
+/* ---- the threads -------------------------------------------------------- */
+
+static bool finite(const struct worker *w)
+{
+	return (w->a->ops->flags & ADAPTER_FINITE) != 0;
+}
+
+static void send_error(struct worker *w, uint64_t index,
+                       const struct adapter_error *e)
+{
+	struct msg_node *n = node_new(WORKER_ERROR, index);
+
+	if (!n) {
+		lost(w);
+		return;
+	}
+	n->msg.err = *e;
+	push(w, n);
+}
+
+/* Hands the finished window in c to the main thread. */
+static void send_window(struct worker *w, struct collect *c, uint64_t end,
+                        bool cut_by_stop)
+{
+	struct msg_node *n = node_new(WORKER_WINDOW, c->index);
+	struct window_meta *m;
+	uint64_t dropped = c->batch.dropped;
+
+	if (!n) {
+		lost(w);
+		return;
+	}
+	batch_move(&n->batch, &c->batch);
+	m = &n->own.meta;
+	if (c->meta_set) {
+		n->own = c->own;
+		memset(&c->own, 0, sizeof(c->own));
+		m->dropped = u64_add_sat(m->dropped, dropped);
+		if (!finite(w)) {
+			m->requested_nanos = w->requested;
+			m->clamped = w->clamped;
+		}
+	} else {
+		measured(c, end, m);
+		m->dropped = dropped;
+	}
+	if (!n->own.source) {
+		char src[256];
+		const char *ep = w->a->nendpoints ? w->a->endpoints[0] : "";
+		bool nomem = false;
+
+		snprintf(src, sizeof(src), "%s%s%s", w->a->ops->name,
+		         *ep ? " " : "", ep);
+		n->own.source = dup_str(src, &nomem);
+		m->source = n->own.source;
+	}
+	if (cut_by_stop && !m->partial) {
+		m->partial = true;
+		m->reason = "stopped";
+	}
+	n->msg.meta = *m;
+	n->msg.nsamples = n->batch.n;
+	push(w, n);
+}
+
+static void begin(struct worker *w, struct collect *c, uint64_t index,
+                  uint64_t start, int64_t start_real)
+{
+	c->index = index;
+	c->length = w->length;
+	c->start = start;
+	c->deadline = u64_add_sat(start, w->length);
+	c->start_real = start_real;
+	batch_clear(&c->batch);
+	meta_own_fini(&c->own);
+	c->meta_set = c->meta_nomem = c->failed = false;
+	memset(&c->err, 0, sizeof(c->err));
+	pthread_mutex_lock(&w->mu);
+	w->in_collect = true;
+	w->timed_out = false;
+	w->end_now = false;
+	if (!w->stop)
+		drain(w->stop_rfd);
+	w->cur_index = index;
+	w->cur_deadline = c->deadline;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void *run(void *arg)
+{
+	struct worker *w = arg;
+	const struct adapter_ops *ops = w->a->ops;
+	struct collect c;
+	sigset_t all;
+	uint64_t mono, index = 0;
+	int64_t real;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+	memset(&c, 0, sizeof(c));
+	c.w = w;
+	batch_init(&c.batch);
+	mono = collect_now();
+	real = now_real();
+	for (;;) {
+		enum status st;
+		uint64_t end;
+		bool stopped, timed_out;
+
+		pthread_mutex_lock(&w->mu);
+		stopped = w->stop;
+		pthread_mutex_unlock(&w->mu);
+		if (stopped || (w->o.max_windows && index >= w->o.max_windows))
+			break;
+		begin(w, &c, ++index, mono, real);
+		st = ops->collect(w->a, &c);
+		if (st == STATUS_STOPPED)
+			st = STATUS_OK;
+		/* A live source that answers early (an error, nothing) is held
+		 * to its window, so it cannot spin. */
+		if (!finite(w) && st != STATUS_EOF &&
+		    (st != STATUS_OK || !c.meta_set))
+			(void)collect_wait_until(&c, c.deadline);
+		end = collect_now();
+		pthread_mutex_lock(&w->mu);
+		w->in_collect = false;
+		w->end_now = false;
+		stopped = w->stop;
+		timed_out = w->timed_out;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->mu);
+		if (st == STATUS_EOF) {
+			break;
+		} else if (timed_out) {
+			/* Reported as a TIMEOUT already: the late result goes.
+			 */
+		} else if (st == STATUS_OK && c.meta_nomem) {
+			set_error(&c.err, STATUS_NOMEM,
+			          status_str(STATUS_NOMEM), NULL);
+			send_error(w, c.index, &c.err);
+		} else if (st == STATUS_OK) {
+			send_window(w, &c, end,
+			            stopped && !finite(w) && end < c.deadline);
+		} else {
+			if (!c.failed)
+				set_error(&c.err, st, status_str(st), NULL);
+			c.err.st = st;
+			send_error(w, c.index, &c.err);
+		}
+		real += (int64_t)(end - mono);
+		mono = end;
+	}
+	batch_fini(&c.batch);
+	meta_own_fini(&c.own);
+	pthread_mutex_lock(&w->mu);
+	w->done->msg.index = index;
+	if (w->lost) {
+		char d[128];
+
+		snprintf(d, sizeof(d), "%llu messages were lost: %s",
+		         (unsigned long long)w->lost, status_str(STATUS_NOMEM));
+		set_error(&w->done->msg.err, STATUS_NOMEM, d, NULL);
+	}
+	push_locked(w, w->done);
+	w->done = NULL;
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Reports a collect that overran its window (or a stop) by the grace. */
+static void *watch(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->quit) {
+		uint64_t from, lim;
+		const char *what;
+		struct timespec ts;
+
+		if (!w->in_collect || w->timed_out || finite(w)) {
+			pthread_cond_wait(&w->cond, &w->mu);
+			continue;
+		}
+		from = w->cur_deadline;
+		what = "the window's end";
+		if (w->stop && w->stop_at < from) {
+			from = w->stop_at;
+			what = "the stop request";
+		}
+		if (w->end_now && w->end_at < from) {
+			from = w->end_at;
+			what = "the request to end the window";
+		}
+		lim = u64_add_sat(from, w->grace);
+		if (collect_now() >= lim) {
+			struct msg_node *n =
+			    node_new(WORKER_ERROR, w->cur_index);
+			char d[160];
+
+			w->timed_out = true;
+			if (!n) {
+				w->lost = u64_add_sat(w->lost, 1);
+				continue;
+			}
+			snprintf(d, sizeof(d),
+			         "the %s adapter did not return within %gs of "
+			         "%s",
+			         w->a->ops->name, (double)w->grace / 1e9, what);
+			set_error(&n->msg.err, STATUS_TIMEOUT, d, NULL);
+			push_locked(w, n);
+			continue;
+		}
+		if (lim - collect_now() > (uint64_t)86400 * 1000000000u) {
+			pthread_cond_wait(&w->cond, &w->mu);
+			continue;
+		}
+		ts.tv_sec = (time_t)(lim / 1000000000u);
+		ts.tv_nsec = (long)(lim % 1000000000u);
+		pthread_cond_timedwait(&w->cond, &w->mu, &ts);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static enum status make_pipe(int *rfd, int *wfd)
+{
+	int fds[2], i;
+
+	if (pipe(fds) < 0)
+		return STATUS_IO;
+	for (i = 0; i < 2; i++) {
+		int fl = fcntl(fds[i], F_GETFL);
+
+		if (fl < 0 || fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0 ||
+		    fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			return STATUS_IO;
+		}
+	}
+	*rfd = fds[0];
+	*wfd = fds[1];
+	return STATUS_OK;
+}
+
+static enum status init_sync(struct worker *w)
+{
+	pthread_condattr_t ca;
+
+	if (pthread_mutex_init(&w->mu, NULL))
+		return STATUS_NOMEM;
+	if (pthread_condattr_init(&ca)) {
+		pthread_mutex_destroy(&w->mu);
+		return STATUS_NOMEM;
+	}
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) ||
+	    pthread_cond_init(&w->cond, &ca)) {
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_destroy(&w->mu);
+		return STATUS_NOMEM;
+	}
+	pthread_condattr_destroy(&ca);
+	return STATUS_OK;
+}
+
+enum status worker_start(struct adapter *a, const struct worker_opts *o,
+                         struct worker **out)
+{
+	struct worker *w;
+	sigset_t all, old;
+	enum status st;
+
+	*out = NULL;
+	w = mem_calloc(1, sizeof(*w));
+	if (!w)
+		return STATUS_NOMEM;
+	w->a = a;
+	w->o = *o;
+	w->requested = o->window_ns;
+	w->length = window_clamp(o->window_ns, &w->clamped);
+	w->grace = o->grace_ns ? o->grace_ns : GRACE_DEFAULT_NS;
+	w->rfd = w->wfd = w->stop_rfd = w->stop_wfd = -1;
+	w->done = node_new(WORKER_DONE, 0);
+	if (!w->done) {
+		mem_free(w);
+		return STATUS_NOMEM;
+	}
+	st = init_sync(w);
+	if (st != STATUS_OK) {
+		node_free(w->done);
+		mem_free(w);
+		return st;
+	}
+	st = make_pipe(&w->rfd, &w->wfd);
+	if (st == STATUS_OK)
+		st = make_pipe(&w->stop_rfd, &w->stop_wfd);
+	if (st != STATUS_OK) {
+		worker_free(w);
+		return st;
+	}
+	/* Both threads start with every signal blocked (decisions §1). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	w->has_watchdog = pthread_create(&w->watchdog, NULL, watch, w) == 0;
+	if (w->has_watchdog)
+		w->has_thread = pthread_create(&w->thread, NULL, run, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!w->has_thread) {
+		worker_free(w);
+		return STATUS_IO;
+	}
+	*out = w;
+	return STATUS_OK;
+}
+
+void worker_end_window(struct worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	if (w->in_collect && !w->end_now) {
+		w->end_now = true;
+		w->end_at = collect_now();
+		poke(w->stop_wfd);
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+void worker_stop(struct worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	if (!w->stop) {
+		w->stop = true;
+		w->stop_at = collect_now();
+		poke(w->stop_wfd);
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
+void worker_free(struct worker *w)
+{
+	struct msg_node *n;
+
+	if (!w)
+		return;
+	worker_stop(w);
+	if (w->has_thread)
+		pthread_join(w->thread, NULL);
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->mu);
+	if (w->has_watchdog)
+		pthread_join(w->watchdog, NULL);
+	while ((n = w->head) != NULL) {
+		w->head = n->next;
+		node_free(n);
+	}
+	node_free(w->done);
+	if (w->rfd >= 0)
+		close(w->rfd);
+	if (w->wfd >= 0)
+		close(w->wfd);
+	if (w->stop_rfd >= 0)
+		close(w->stop_rfd);
+	if (w->stop_wfd >= 0)
+		close(w->stop_wfd);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->mu);
+	mem_free(w);
+}

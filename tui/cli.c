@@ -1,0 +1,430 @@
+/* Command-line parsing for asynctop: subcommands and record's options,
+ * table-driven, C-locale numbers, one-line usage errors. */
+#include "tui/cli.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/alloc.h"
+#include "model/window.h"
+
+enum opt_id {
+	OPT_ADAPTER,
+	OPT_ENDPOINT,
+	OPT_WINDOW,
+	OPT_COUNT,
+	OPT_FORMAT,
+	OPT_METRIC,
+	OPT_FORCE,
+	OPT_OUTPUT,
+	OPT_HELP,
+	OPT_MAX_BYTES,
+	OPT_MAX_SAMPLES,
+};
+
+struct opt_def {
+	char shortname; /* 0: long only */
+	const char *longname;
+	bool has_arg;
+	enum opt_id id;
+};
+
+static const struct opt_def opt_defs[] = {
+	{ 'a', "adapter", true, OPT_ADAPTER },
+	{ 'e', "endpoint", true, OPT_ENDPOINT },
+	{ 'w', "window", true, OPT_WINDOW },
+	{ 'n', "count", true, OPT_COUNT },
+	{ 'f', "format", true, OPT_FORMAT },
+	{ 'm', "metric", true, OPT_METRIC },
+	{ 0, "force", false, OPT_FORCE },
+	{ 'o', "output", true, OPT_OUTPUT },
+	{ 'h', "help", false, OPT_HELP },
+	{ 0, "max-bytes", true, OPT_MAX_BYTES },
+	{ 0, "max-samples", true, OPT_MAX_SAMPLES },
+};
+
+static const char *const format_names[] = {
+	[CLI_FORMAT_PPROF] = "pprof",
+	[CLI_FORMAT_COLLAPSED] = "collapsed",
+	[CLI_FORMAT_TEXT] = "text",
+};
+
+const char *cli_format_name(enum cli_format f)
+{
+	return (size_t)f < ARRAY_SIZE(format_names) ? format_names[f] : "?";
+}
+
+enum status cli_parse_format(const char *s, enum cli_format *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(format_names); i++) {
+		if (!strcmp(s, format_names[i])) {
+			*out = (enum cli_format)i;
+			return STATUS_OK;
+		}
+	}
+	return STATUS_INVAL;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+enum status cli_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!all_digits(s))
+		return STATUS_INVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT64_MAX)
+		return STATUS_INVAL;
+	*out = (uint64_t)v;
+	return STATUS_OK;
+}
+
+/* strtod in the C locale for this thread only, so that an embedder's
+ * LC_NUMERIC (a decimal comma) never changes what "0.5" means. */
+static enum status strtod_c(const char *s, double *out)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old;
+	char *end;
+	double v;
+	int saved;
+
+	if (c == (locale_t)0)
+		return STATUS_NOMEM;
+	old = uselocale(c);
+	errno = 0;
+	v = strtod(s, &end);
+	saved = errno;
+	uselocale(old);
+	freelocale(c);
+	if (*end || (saved && saved != ERANGE))
+		return STATUS_INVAL;
+	*out = v;
+	return STATUS_OK;
+}
+
+enum status cli_parse_window(const char *s, uint64_t *ns, bool *clamped)
+{
+	size_t digits = 0, dots = 0;
+	double sec;
+	enum status st;
+
+	for (const char *p = s; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits++;
+		else if (*p == '.')
+			dots++;
+		else
+			return STATUS_INVAL;
+	}
+	if (!digits || dots > 1)
+		return STATUS_INVAL;
+	st = strtod_c(s, &sec);
+	if (st != STATUS_OK)
+		return st;
+	if (sec * 1e9 + 0.5 < (double)CLI_WINDOW_MIN_NS)
+		return STATUS_INVAL;
+	if (sec > 60.0) {
+		*clamped = true;
+		*ns = WINDOW_MAX_NANOS;
+		return STATUS_OK;
+	}
+	*clamped = false;
+	*ns = (uint64_t)(sec * 1e9 + 0.5);
+	if (*ns > WINDOW_MAX_NANOS)
+		*ns = WINDOW_MAX_NANOS;
+	return STATUS_OK;
+}
+
+static enum status usage(char *err, size_t errsz, const char *fmt, ...)
+    PRINTF(3, 4);
+
+static enum status usage(char *err, size_t errsz, const char *fmt, ...)
+{
+	if (errsz) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return STATUS_INVAL;
+}
+
+static const struct opt_def *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_defs); i++) {
+		const char *l = opt_defs[i].longname;
+		if (strlen(l) == len && !memcmp(l, name, len))
+			return &opt_defs[i];
+	}
+	return NULL;
+}
+
+static const struct opt_def *find_short(char c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opt_defs); i++)
+		if (opt_defs[i].shortname && opt_defs[i].shortname == c)
+			return &opt_defs[i];
+	return NULL;
+}
+
+static enum status apply(struct opts *o, const struct opt_def *d,
+                         const char *spelled, const char *val, char *err,
+                         size_t errsz)
+{
+	uint64_t u;
+	enum status st;
+
+	switch (d->id) {
+	case OPT_ADAPTER:
+		if (!*val)
+			return usage(err, errsz, "%s needs an adapter name",
+			             spelled);
+		o->adapter = val;
+		return STATUS_OK;
+	case OPT_ENDPOINT:
+		if (!*val)
+			return usage(err, errsz, "%s needs an endpoint",
+			             spelled);
+		o->endpoints[o->nendpoints++] = val;
+		return STATUS_OK;
+	case OPT_WINDOW:
+		st = cli_parse_window(val, &o->window_ns, &o->window_clamped);
+		if (st == STATUS_NOMEM)
+			return st;
+		if (st != STATUS_OK)
+			return usage(err, errsz,
+			             "%s %s: the window is a number of "
+			             "seconds from 0.1 to 60 (e.g. 0.5)",
+			             spelled, val);
+		if (o->window_clamped)
+			snprintf(o->notice, sizeof(o->notice),
+			         "%s %s: windows are capped at 60 s; using "
+			         "60 s",
+			         spelled, val);
+		else
+			o->notice[0] = '\0';
+		return STATUS_OK;
+	case OPT_COUNT:
+		if (cli_parse_u64(val, &o->count) != STATUS_OK)
+			return usage(err, errsz,
+			             "%s %s: the count is a whole number of "
+			             "windows (0: until stopped)",
+			             spelled, val);
+		o->count_set = true;
+		return STATUS_OK;
+	case OPT_FORMAT:
+		if (cli_parse_format(val, &o->format) != STATUS_OK)
+			return usage(err, errsz,
+			             "%s %s: the format is pprof, collapsed "
+			             "or text",
+			             spelled, val);
+		return STATUS_OK;
+	case OPT_METRIC:
+		if (!metric_parse(sv_c(val), &o->metric))
+			return usage(err, errsz,
+			             "%s %s: the metric is idle, busy, "
+			             "scheduled, polls or wakes",
+			             spelled, val);
+		return STATUS_OK;
+	case OPT_FORCE:
+		o->force = true;
+		return STATUS_OK;
+	case OPT_OUTPUT:
+		if (!*val)
+			return usage(err, errsz, "%s needs a file name",
+			             spelled);
+		o->output = val;
+		return STATUS_OK;
+	case OPT_HELP:
+		o->topic = o->cmd == CLI_RECORD ? "record" : NULL;
+		o->cmd = CLI_HELP;
+		return STATUS_OK;
+	case OPT_MAX_BYTES:
+	case OPT_MAX_SAMPLES:
+		if (cli_parse_u64(val, &u) != STATUS_OK || u == 0 ||
+		    u > SIZE_MAX)
+			return usage(err, errsz,
+			             "%s %s: expected a positive whole number",
+			             spelled, val);
+		if (d->id == OPT_MAX_BYTES)
+			o->limits.max_bytes = (size_t)u;
+		else
+			o->limits.max_samples = (size_t)u;
+		return STATUS_OK;
+	}
+	return STATUS_INVAL;
+}
+
+/* One option at argv[*i]; advances *i past its value. */
+static enum status parse_one(struct opts *o, int argc, char **argv, int *i,
+                             char *err, size_t errsz)
+{
+	const char *arg = argv[*i];
+	const struct opt_def *d;
+	const char *val = NULL;
+	char spelled[64];
+
+	if (arg[1] == '-') {
+		const char *name = arg + 2;
+		const char *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+		d = find_long(name, len);
+		if (!d)
+			return usage(err, errsz, "unknown option '%s'", arg);
+		snprintf(spelled, sizeof(spelled), "--%s", d->longname);
+		if (eq && !d->has_arg)
+			return usage(err, errsz, "%s takes no value", spelled);
+		if (eq)
+			val = eq + 1;
+	} else {
+		d = find_short(arg[1]);
+		if (!d)
+			return usage(err, errsz, "unknown option '%s'", arg);
+		snprintf(spelled, sizeof(spelled), "-%c", d->shortname);
+		if (arg[2] && !d->has_arg)
+			return usage(err, errsz, "unknown option '%s'", arg);
+		if (arg[2])
+			val = arg + 2;
+	}
+	if (d->has_arg && !val) {
+		if (*i + 1 >= argc)
+			return usage(err, errsz, "%s needs a value", spelled);
+		val = argv[++*i];
+	}
+	return apply(o, d, spelled, val, err, errsz);
+}
+
+static enum status parse_options(struct opts *o, int argc, char **argv, int i,
+                                 char *err, size_t errsz)
+{
+	for (; i < argc; i++) {
+		const char *arg = argv[i];
+		enum status st;
+
+		if (!strcmp(arg, "--")) {
+			o->command = argv + i + 1;
+			o->ncommand = (size_t)(argc - i - 1);
+			if (!o->ncommand)
+				return usage(err, errsz,
+				             "'--' must be followed by a "
+				             "COMMAND to run");
+			return STATUS_OK;
+		}
+		if (arg[0] != '-' || arg[1] == '\0')
+			return usage(err, errsz, "unexpected argument '%s'",
+			             arg);
+		st = parse_one(o, argc, argv, &i, err, errsz);
+		if (st != STATUS_OK)
+			return st;
+		if (o->cmd == CLI_HELP)
+			return STATUS_OK;
+	}
+	return STATUS_OK;
+}
+
+enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
+                      size_t errsz)
+{
+	const char *first;
+	const char *slash;
+
+	memset(o, 0, sizeof(*o));
+	if (errsz)
+		err[0] = '\0';
+	o->prog = "asynctop";
+	if (argc > 0 && argv[0] && argv[0][0]) {
+		slash = strrchr(argv[0], '/');
+		o->prog = slash && slash[1] ? slash + 1 : argv[0];
+	}
+	o->window_ns = CLI_WINDOW_DEFAULT_NS;
+	o->count = 1;
+	o->format = CLI_FORMAT_PPROF;
+	o->metric = METRIC_IDLE;
+	o->limits.max_bytes = LOAD_MAX_BYTES_DEFAULT;
+	o->limits.max_samples = LOAD_MAX_SAMPLES_DEFAULT;
+	/* At most one endpoint per argument. */
+	o->endpoints =
+	    mem_calloc(argc > 0 ? (size_t)argc : 1, sizeof(*o->endpoints));
+	if (!o->endpoints)
+		return STATUS_NOMEM;
+	if (argc < 2) {
+		o->cmd = CLI_VIEW;
+		return STATUS_OK;
+	}
+	first = argv[1];
+	if (!strcmp(first, "record")) {
+		o->cmd = CLI_RECORD;
+		return parse_options(o, argc, argv, 2, err, errsz);
+	}
+	if (!strcmp(first, "adapters")) {
+		o->cmd = CLI_ADAPTERS;
+		if (argc > 2 &&
+		    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+			o->cmd = CLI_HELP;
+			o->topic = "adapters";
+			return STATUS_OK;
+		}
+		if (argc > 2)
+			return usage(err, errsz,
+			             "'adapters' takes no argument (got "
+			             "'%s')",
+			             argv[2]);
+		return STATUS_OK;
+	}
+	if (!strcmp(first, "help") || !strcmp(first, "--help") ||
+	    !strcmp(first, "-h")) {
+		o->cmd = CLI_HELP;
+		if (argc > 2) {
+			if (strcmp(argv[2], "record") &&
+			    strcmp(argv[2], "adapters"))
+				return usage(err, errsz,
+				             "no help on '%s': try 'help "
+				             "record' or 'help adapters'",
+				             argv[2]);
+			o->topic = argv[2];
+		}
+		if (argc > 3)
+			return usage(err, errsz, "unexpected argument '%s'",
+			             argv[3]);
+		return STATUS_OK;
+	}
+	if (!strcmp(first, "--version") || !strcmp(first, "-V")) {
+		o->cmd = CLI_VERSION;
+		if (argc > 2)
+			return usage(err, errsz, "unexpected argument '%s'",
+			             argv[2]);
+		return STATUS_OK;
+	}
+	if (first[0] == '-') {
+		o->cmd = CLI_VIEW;
+		return parse_options(o, argc, argv, 1, err, errsz);
+	}
+	return usage(err, errsz,
+	             "unknown command '%s': the commands are record, "
+	             "adapters and help",
+	             first);
+}
+
+void cli_free(struct opts *o)
+{
+	mem_free((void *)o->endpoints);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,238 @@
+/* asynctop_main: the whole command line (record, adapters, help, version)
+ * for the stock binary and for embedders with their own adapters. */
+#include "adapters/asynctop.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "adapters/builtin.h"
+#include "adapters/custom.h"
+#include "model/base.h"
+#include "tui/cli.h"
+#include "tui/record.h"
+
+#ifndef ASYNCTOP_VERSION
+#define ASYNCTOP_VERSION "unknown"
+#endif
+
+static void help_main(FILE *f, const char *prog)
+{
+	fprintf(f,
+	        "usage: %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
+	        "[-n COUNT]\n"
+	        "                 [-f pprof|collapsed|text] [-m METRIC] "
+	        "[--force] -o FILE\n"
+	        "       %s adapters\n"
+	        "       %s help [record|adapters]\n"
+	        "       %s --version\n"
+	        "\n"
+	        "Where do async tasks wait?  asynctop samples an async runtime "
+	        "through an\n"
+	        "adapter, in back-to-back windows, and saves each window as a "
+	        "profile.\n"
+	        "\n"
+	        "commands:\n"
+	        "  record    collect windows and save them (pprof, collapsed "
+	        "stacks, text)\n"
+	        "  adapters  list the adapters, their aliases and default "
+	        "endpoints\n"
+	        "  help      this text, or 'help record'\n"
+	        "\n"
+	        "The live viewer (asynctop with no command) is not there yet: "
+	        "use record.\n"
+	        "See asynctop(1).\n",
+	        prog, prog, prog, prog);
+}
+
+static void help_record(FILE *f, const char *prog)
+{
+	fprintf(
+	    f,
+	    "usage: %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
+	    "[-n COUNT]\n"
+	    "                 [-f pprof|collapsed|text] [-m METRIC] "
+	    "[--force] -o FILE\n"
+	    "\n"
+	    "Collects COUNT windows from ADAPTER and saves each one.\n"
+	    "\n"
+	    "  -a, --adapter NAME    the source's adapter ('%s adapters' "
+	    "lists them)\n"
+	    "  -e, --endpoint WHERE  where the source is; repeatable for "
+	    "replay (files,\n"
+	    "                        directories)\n"
+	    "  -w, --window SECONDS  window length, 0.1 to 60 (default 5; "
+	    "more is capped)\n"
+	    "  -n, --count COUNT     windows to collect (default 1; 0: until "
+	    "interrupted or\n"
+	    "                        the source ends; replay: every file)\n"
+	    "  -f, --format FORMAT   pprof (gzip, default), collapsed or "
+	    "text\n"
+	    "  -m, --metric METRIC   idle (default), busy, scheduled, polls "
+	    "or wakes:\n"
+	    "                        collapsed's weight, text's order\n"
+	    "  -o, --output FILE     where to save; with COUNT other than 1 "
+	    "the window's\n"
+	    "                        number goes before the extension "
+	    "(out-0001.pb.gz);\n"
+	    "                        - is standard output (text's "
+	    "default)\n"
+	    "      --force           replace existing files\n"
+	    "      --max-bytes N     replay: largest decompressed profile "
+	    "(default 256 MiB)\n"
+	    "      --max-samples N   replay: most samples per profile "
+	    "(default 1048576)\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "exit status: 0 ok; 1 I/O error or bad replay file; 2 usage or "
+	    "unknown adapter;\n"
+	    "3 source unreachable before any data; 4 no window had data; "
+	    "130 interrupted\n"
+	    "(the windows already complete are saved).\n",
+	    prog, prog);
+}
+
+static void help_adapters(FILE *f, const char *prog)
+{
+	fprintf(f,
+	        "usage: %s adapters\n"
+	        "\n"
+	        "Lists the adapters this program offers, one a line: name, "
+	        "aliases, default\n"
+	        "endpoint (what -e means when it is not given) and summary.\n",
+	        prog);
+}
+
+static size_t aliases_text(const struct adapter_ops *ops, char *dst,
+                           size_t size)
+{
+	size_t used = 0;
+
+	dst[0] = '\0';
+	for (size_t i = 0; ops->aliases && ops->aliases[i]; i++) {
+		int n = snprintf(dst + used, size - used, "%s%s", i ? "," : "",
+		                 ops->aliases[i]);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+	if (!used)
+		snprintf(dst, size, "-");
+	return strlen(dst);
+}
+
+static int list_adapters(const struct adapter_registry *reg)
+{
+	size_t wn = strlen("ADAPTER"), wa = strlen("ALIASES"),
+	       we = strlen("DEFAULT ENDPOINT");
+	char al[256];
+
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct adapter_ops *ops = reg->ops[i];
+		const char *ep = ops->default_endpoint ? ops->default_endpoint
+		                                       : "(-e required)";
+		wn = size_max(wn, strlen(ops->name));
+		wa = size_max(wa, aliases_text(ops, al, sizeof(al)));
+		we = size_max(we, strlen(ep));
+	}
+	printf("%-*s  %-*s  %-*s  %s\n", (int)wn, "ADAPTER", (int)wa, "ALIASES",
+	       (int)we, "DEFAULT ENDPOINT", "SUMMARY");
+	for (size_t i = 0; i < reg->n; i++) {
+		const struct adapter_ops *ops = reg->ops[i];
+		const char *ep = ops->default_endpoint ? ops->default_endpoint
+		                                       : "(-e required)";
+		aliases_text(ops, al, sizeof(al));
+		printf("%-*s  %-*s  %-*s  %s\n", (int)wn, ops->name, (int)wa,
+		       al, (int)we, ep, ops->summary ? ops->summary : "");
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int dispatch(struct opts *o, const struct adapter_registry *reg,
+                    const struct asynctop_adapter *adapters, size_t n,
+                    int events, bool *abandoned)
+{
+	switch (o->cmd) {
+	case CLI_HELP:
+		if (o->topic && !strcmp(o->topic, "record"))
+			help_record(stdout, o->prog);
+		else if (o->topic && !strcmp(o->topic, "adapters"))
+			help_adapters(stdout, o->prog);
+		else
+			help_main(stdout, o->prog);
+		return fflush(stdout) == 0 ? 0 : 1;
+	case CLI_VERSION:
+		printf("asynctop %s\n", ASYNCTOP_VERSION);
+		return fflush(stdout) == 0 ? 0 : 1;
+	case CLI_ADAPTERS:
+		return list_adapters(reg);
+	case CLI_VIEW:
+		fprintf(stderr,
+		        "%s: the live viewer is not there yet; use '%s record' "
+		        "to save windows\n\n",
+		        o->prog, o->prog);
+		help_main(stderr, o->prog);
+		return RECORD_EXIT_USAGE;
+	case CLI_RECORD:
+		/* An embedder's only adapter is the default one. */
+		if (!o->adapter && n == 1)
+			o->adapter = adapters[0].name;
+		return record_run(o, reg, events, abandoned);
+	}
+	return RECORD_EXIT_USAGE;
+}
+
+/* Everything after parsing; the exit status. */
+static int run_parsed(struct opts *o, enum status st, const char *err,
+                      const struct asynctop_adapter *adapters, size_t n,
+                      int events)
+{
+	struct custom_registry *cr = NULL;
+	char why[512];
+	bool abandoned = false;
+	int code;
+	if (st != STATUS_OK) {
+		const char *sub = o->cmd == CLI_RECORD ? " record" : "";
+
+		if (st == STATUS_NOMEM) {
+			fprintf(stderr, "%s: %s\n", o->prog, status_str(st));
+			return RECORD_EXIT_ERROR;
+		}
+		fprintf(stderr, "%s%s: %s\n(see '%s%s --help')\n", o->prog, sub,
+		        err, o->prog, sub);
+		return RECORD_EXIT_USAGE;
+	}
+	st = custom_registry_new(builtin_registry(), adapters, n, &cr, why,
+	                         sizeof(why));
+	if (st != STATUS_OK) {
+		fprintf(stderr,
+		        "%s: cannot offer the embedder's adapters: %s\n",
+		        o->prog, st == STATUS_NOMEM ? status_str(st) : why);
+		return RECORD_EXIT_ERROR;
+	}
+	code = dispatch(o, custom_registry_get(cr), adapters, n, events,
+	                &abandoned);
+	/* A source that would not stop still runs on its ops: keep them. */
+	if (!abandoned)
+		custom_registry_free(cr);
+	return code;
+}
+
+int asynctop_main(int argc, char **argv,
+                  const struct asynctop_adapter *adapters, size_t n)
+{
+	struct opts o;
+	char err[512];
+	int code, events;
+	enum status st;
+
+	st = cli_parse(argc, argv, &o, err, sizeof(err));
+	events = record_events_open(o.prog);
+	code = run_parsed(&o, st, err, adapters, adapters ? n : 0, events);
+	record_event(events, "exit %d", code);
+	if (events >= 0)
+		close(events);
+	cli_free(&o);
+	return code;
+}

@@ -1,0 +1,827 @@
+/* The record loop: one worker per source, one poll() over its pipe and the
+ * signal self-pipe; each finished window is folded, encoded and saved
+ * atomically, and the exit status follows decisions §4. */
+#include "tui/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapters/worker.h"
+#include "encode/collapsed.h"
+#include "encode/out.h"
+#include "encode/pprof.h"
+#include "encode/save.h"
+#include "encode/text.h"
+#include "model/alloc.h"
+#include "model/buf.h"
+#include "model/model.h"
+#ifndef ASYNCTOP_VERSION
+#define ASYNCTOP_VERSION "unknown"
+#endif
+
+/* How long a source may take to stop before record gives up on it. */
+#define STOP_GRACE_MS 5000
+/* The text report is fitted to this width on a terminal (decisions §4). */
+#define TEXT_TTY_COLUMNS 80
+
+/* The write end of the self-pipe, for the handler only. */
+static volatile sig_atomic_t sig_fd = -1;
+
+static void on_signal(int signo)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)signo;
+
+	if (sig_fd >= 0 && write(sig_fd, &b, 1) < 0) {
+		/* full pipe: a signal is already pending */
+	}
+	errno = saved;
+}
+
+static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+struct rec {
+	const struct opts *o;
+	const struct adapter_ops *ops;
+	struct adapter *a;
+	struct worker *w;
+	struct model *m;
+	const char *output; /* o->output, or "-" for text by default */
+	int pipe[2];
+	int events;
+	struct sigaction old[ARRAY_SIZE(handled_signals)];
+	struct sigaction old_pipe;
+	bool installed;
+	bool numbered;
+	bool replay;      /* windows carried through as loaded */
+	bool had_data;    /* a window with data was committed */
+	bool error;       /* exit 1 */
+	bool unreachable; /* exit 3, when before any data */
+	bool stopping;
+	bool abandon;      /* the source would not stop: leave it */
+	int signo;         /* first signal received */
+	uint64_t saved;    /* windows saved */
+	uint64_t received; /* windows taken in (data or empty) */
+	uint64_t stop_at;  /* monotonic ms deadline once stopping */
+	uint64_t count;    /* windows to take; 0: until the end */
+	struct buf enc;
+	char source[256];     /* "ADAPTER ENDPOINT" */
+	const char *endpoint; /* after the adapter's name in source */
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void vevent(int fd, const char *fmt, va_list ap) PRINTF(2, 0);
+
+static void vevent(int fd, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	/* One line per event: newlines inside become spaces. */
+	for (int i = 0; i < n; i++)
+		if (line[i] == '\n')
+			line[i] = ' ';
+	line[n++] = '\n';
+	for (ssize_t off = 0; off < n;) {
+		ssize_t k = write(fd, line + off, (size_t)(n - off));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return;
+		off += k;
+	}
+}
+
+void record_event(int fd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(fd, fmt, ap);
+	va_end(ap);
+}
+
+static void event(struct rec *r, const char *fmt, ...) PRINTF(2, 3);
+
+static void event(struct rec *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vevent(r->events, fmt, ap);
+	va_end(ap);
+}
+/* One paragraph on stderr, prefixed with the program name. */
+static void say(struct rec *r, const char *text)
+{
+	fprintf(stderr, "%s: %s\n", r->o->prog, text);
+	fflush(stderr);
+}
+
+static void fail(struct rec *r, const char *text)
+{
+	say(r, text);
+	event(r, "error %s", text);
+}
+
+enum status record_path(char *dst, size_t size, const char *path, bool numbered,
+                        uint64_t k)
+{
+	const char *base = strrchr(path, '/');
+	const char *ext;
+	int n;
+
+	if (!numbered) {
+		n = snprintf(dst, size, "%s", path);
+		return n < 0 || (size_t)n >= size ? STATUS_INVAL : STATUS_OK;
+	}
+	base = base ? base + 1 : path;
+	ext = *base ? strchr(base + 1, '.') : NULL;
+	if (!ext)
+		ext = path + strlen(path);
+	n = snprintf(dst, size, "%.*s-%04" PRIu64 "%s", (int)(ext - path), path,
+	             k, ext);
+	return n < 0 || (size_t)n >= size ? STATUS_INVAL : STATUS_OK;
+}
+
+static enum status write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return STATUS_IO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return STATUS_OK;
+}
+
+/* ---- signals and the event channel ------------------------------------ */
+
+static enum status install(struct rec *r)
+{
+	struct sigaction sa;
+
+	if (pipe(r->pipe) < 0)
+		return STATUS_IO;
+	for (int i = 0; i < 2; i++) {
+		fcntl(r->pipe[i], F_SETFD, FD_CLOEXEC);
+		fcntl(r->pipe[i], F_SETFL,
+		      fcntl(r->pipe[i], F_GETFL) | O_NONBLOCK);
+	}
+	sig_fd = r->pipe[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaction(handled_signals[i], &sa, &r->old[i]);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &r->old_pipe);
+	r->installed = true;
+	return STATUS_OK;
+}
+
+static void uninstall(struct rec *r)
+{
+	if (!r->installed)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
+		sigaction(handled_signals[i], &r->old[i], NULL);
+	sigaction(SIGPIPE, &r->old_pipe, NULL);
+	sig_fd = -1;
+	close(r->pipe[0]);
+	close(r->pipe[1]);
+	r->installed = false;
+}
+
+int record_events_open(const char *prog)
+{
+	const char *path = getenv("ASYNCTOP_TEST_EVENTS");
+	int fd;
+
+	if (!path || !*path)
+		return -1;
+	do
+		fd =
+		    open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		fprintf(stderr,
+		        "%s: ASYNCTOP_TEST_EVENTS=%s: %s (no test "
+		        "events)\n",
+		        prog, path, strerror(errno));
+	return fd;
+}
+
+/* ---- windows ------------------------------------------------------------ */
+
+static void stop(struct rec *r)
+{
+	if (r->stopping)
+		return;
+	r->stopping = true;
+	r->stop_at = now_ms() + STOP_GRACE_MS;
+	worker_stop(r->w);
+}
+
+static enum status encode(struct rec *r, const struct window *win, bool tty)
+{
+	struct text_opts to;
+
+	buf_reset(&r->enc);
+	switch (r->o->format) {
+	case CLI_FORMAT_PPROF:
+		return pprof_encode(r->m, win, NULL, &r->enc);
+	case CLI_FORMAT_COLLAPSED:
+		return collapsed_encode(r->m, win, r->o->metric, &r->enc);
+	case CLI_FORMAT_TEXT:
+		text_opts_default(&to);
+		to.first = r->o->metric;
+		to.width = tty ? TEXT_TTY_COLUMNS : 0;
+		return text_encode(r->m, win, &to, &r->enc);
+	}
+	return STATUS_INVAL;
+}
+
+/* Saves the encoded window k; false after a reported failure. */
+static bool save(struct rec *r, uint64_t k)
+{
+	char path[4096 + 16], written[4096 + 32], err[1024], msg[8192];
+	struct save_opts so = save_opts_default();
+	enum status st;
+
+	if (!strcmp(r->output, "-")) {
+		const char *data = r->enc.data;
+		size_t len = r->enc.len;
+		struct buf gz;
+		struct out *mem = NULL, *gzo = NULL;
+		int saved_errno;
+		buf_init(&gz);
+		if (r->o->format == CLI_FORMAT_PPROF) {
+			st = out_mem_new(&gz, &mem);
+			if (st == STATUS_OK) {
+				st = out_gzip_new(OUT_GZIP_DEFAULT, mem, &gzo);
+				if (st != STATUS_OK)
+					out_free(mem);
+			}
+			if (st == STATUS_OK)
+				st = out_write(gzo, data, len);
+			if (st == STATUS_OK)
+				st = out_finish(gzo);
+			out_free(gzo);
+			data = gz.data;
+			len = gz.len;
+		} else {
+			st = STATUS_OK;
+		}
+		/* text reports one after the other: a blank line between */
+		if (st == STATUS_OK && r->saved)
+			st = write_all(STDOUT_FILENO, "\n", 1);
+		if (st == STATUS_OK)
+			st = write_all(STDOUT_FILENO, data, len);
+		saved_errno = errno;
+		buf_fini(&gz);
+		if (st != STATUS_OK) {
+			snprintf(msg, sizeof(msg),
+			         "cannot write window %" PRIu64
+			         " to standard output: %s",
+			         k,
+			         st == STATUS_IO ? strerror(saved_errno)
+			                         : status_str(st));
+			fail(r, msg);
+			return false;
+		}
+		r->saved++;
+		event(r, "saved -");
+		return true;
+	}
+	if (record_path(path, sizeof(path), r->output, r->numbered, k) !=
+	    STATUS_OK) {
+		fail(r, "the output file name is too long");
+		return false;
+	}
+	so.gzip_level =
+	    r->o->format == CLI_FORMAT_PPROF ? OUT_GZIP_DEFAULT : -1;
+	so.force = r->o->force;
+	err[0] = '\0';
+	st = save_file(path, r->enc.data, r->enc.len, &so, written,
+	               sizeof(written), err, sizeof(err));
+	if (st != STATUS_OK) {
+		if (st == STATUS_EXISTS)
+			snprintf(msg, sizeof(msg),
+			         "cannot save window %" PRIu64
+			         ": %s already exists; use --force to "
+			         "replace it, or choose another -o",
+			         k, path);
+		else
+			snprintf(msg, sizeof(msg),
+			         "cannot save window %" PRIu64 ": %s", k,
+			         err[0] ? err : status_str(st));
+		fail(r, msg);
+		return false;
+	}
+	r->saved++;
+	event(r, "saved %s", written);
+	return true;
+}
+
+/* The comments of a live window: the source's own, then ours. */
+struct comments {
+	const char *v[64];
+	char version[64], source[320], partial[320], dropped[64];
+};
+
+static void add_comments(struct rec *r, const struct window_meta *in,
+                         struct window_meta *out, struct comments *c)
+{
+	size_t n = 0;
+
+	*out = *in;
+	if (r->replay)
+		return;
+	for (size_t i = 0; i < in->ncomments && n < ARRAY_SIZE(c->v) - 4; i++)
+		c->v[n++] = in->comments[i];
+	snprintf(c->version, sizeof(c->version), "asynctop %s",
+	         ASYNCTOP_VERSION);
+	c->v[n++] = c->version;
+	snprintf(c->source, sizeof(c->source), "source: %s", r->source);
+	c->v[n++] = c->source;
+	if (in->partial) {
+		snprintf(c->partial, sizeof(c->partial), "partial: %s",
+		         in->reason && *in->reason ? in->reason : "cut short");
+		c->v[n++] = c->partial;
+	}
+	if (in->dropped) {
+		snprintf(c->dropped, sizeof(c->dropped),
+		         "dropped: %" PRIu64 " records", in->dropped);
+		c->v[n++] = c->dropped;
+	}
+	out->comments = c->v;
+	out->ncomments = n;
+}
+
+/* adapter_format_error with %g in the C locale, whatever an embedder set. */
+static void report(struct rec *r, const struct adapter_error *e, double seconds)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+	char msg[2048];
+
+	adapter_format_error(e, r->ops->name, r->endpoint, seconds, msg,
+	                     sizeof(msg));
+	if (c) {
+		uselocale(old);
+		freelocale(c);
+	}
+	fail(r, msg);
+}
+
+static void no_data(struct rec *r, const struct window_meta *meta)
+{
+	struct adapter_error e;
+
+	memset(&e, 0, sizeof(e));
+	e.st = STATUS_EMPTY_WINDOW;
+	report(r, &e,
+	       meta->duration_nanos > 0 ? (double)meta->duration_nanos / 1e9
+	                                : 0.0);
+}
+
+static void take_window(struct rec *r, const struct worker_msg *msg)
+{
+	struct sample_sink sink = model_sink(r->m);
+	const struct window *win = NULL;
+	struct window_meta meta;
+	struct comments c;
+	char text[512];
+	enum status st;
+
+	r->received++;
+	st = model_begin(r->m);
+	if (st == STATUS_OK) {
+		st = worker_msg_feed(msg, &sink);
+		if (st == STATUS_LIMIT)
+			st = STATUS_OK;
+	}
+	if (st == STATUS_OK) {
+		add_comments(r, &msg->meta, &meta, &c);
+		st = model_commit(r->m, &meta, &win);
+	}
+	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW) {
+		model_abort(r->m);
+		snprintf(text, sizeof(text), "window %" PRIu64 " lost: %s",
+		         msg->index, status_str(st));
+		fail(r, text);
+		r->error = true;
+		return;
+	}
+	event(r, "window %" PRIu64 " committed", msg->index);
+	if (st == STATUS_OK)
+		st = encode(r, win,
+		            r->o->format == CLI_FORMAT_TEXT &&
+		                !strcmp(r->output, "-") &&
+		                isatty(STDOUT_FILENO));
+	if (st == STATUS_EMPTY_WINDOW) {
+		event(r, "window %" PRIu64 " empty", msg->index);
+		no_data(r, &msg->meta);
+		return;
+	}
+	r->had_data = true;
+	if (st != STATUS_OK) {
+		snprintf(text, sizeof(text),
+		         "cannot encode window %" PRIu64 ": %s", msg->index,
+		         status_str(st));
+		fail(r, text);
+		r->error = true;
+		return;
+	}
+	if (!save(r, msg->index)) {
+		r->error = true;
+		stop(r);
+	}
+}
+
+static void take_error(struct rec *r, const struct worker_msg *msg)
+{
+	enum status st = msg->err.st;
+
+	if (st == STATUS_EMPTY_WINDOW) {
+		r->received++;
+		event(r, "window %" PRIu64 " empty", msg->index);
+		no_data(r, &msg->meta);
+		return;
+	}
+	report(r, &msg->err, 0.0);
+	if ((st == STATUS_UNREACHABLE || st == STATUS_TIMEOUT) &&
+	    !r->had_data) {
+		r->unreachable = true;
+		stop(r);
+		return;
+	}
+	r->error = true;
+	if (st == STATUS_UNREACHABLE)
+		stop(r);
+}
+
+/* Handles one message; false once the worker is done. */
+static bool take(struct rec *r, const struct worker_msg *msg)
+{
+	switch (msg->kind) {
+	case WORKER_WINDOW:
+		/* After a stop, only windows completed before it count. */
+		if (r->stopping && msg->meta.partial)
+			return true;
+		if (r->count && r->received >= r->count)
+			return true;
+		take_window(r, msg);
+		if (r->count && r->received >= r->count)
+			stop(r);
+		return true;
+	case WORKER_PROGRESS:
+		return true;
+	case WORKER_STATE:
+		if (msg->state == SOURCE_REPLAY)
+			r->replay = true;
+		event(r, "state %s", source_state_str(msg->state));
+		return true;
+	case WORKER_ERROR:
+		take_error(r, msg);
+		return true;
+	case WORKER_DONE:
+		/* e.g. messages lost to memory on the way */
+		if (msg->err.st != STATUS_OK) {
+			report(r, &msg->err, 0.0);
+			r->error = true;
+		}
+		return false;
+	}
+	return true;
+}
+
+static void take_signals(struct rec *r)
+{
+	unsigned char b[16];
+	ssize_t n;
+	char msg[256];
+
+	while ((n = read(r->pipe[0], b, sizeof(b))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (!r->signo) {
+				r->signo = b[i];
+				event(r, "signal %d", r->signo);
+				stop(r);
+			} else if (!r->abandon) {
+				snprintf(msg, sizeof(msg),
+				         "interrupted again: not waiting "
+				         "for the %s source to stop",
+				         r->ops->name);
+				say(r, msg);
+				r->abandon = true;
+			}
+		}
+	}
+}
+
+static void loop(struct rec *r)
+{
+	struct pollfd p[2];
+	bool running = true;
+
+	while (running && !r->abandon) {
+		int timeout = -1, k;
+
+		if (r->stopping) {
+			uint64_t now = now_ms();
+			if (now >= r->stop_at) {
+				char msg[256];
+				snprintf(msg, sizeof(msg),
+				         "the %s source did not stop within "
+				         "%d s; giving up on it",
+				         r->ops->name, STOP_GRACE_MS / 1000);
+				say(r, msg);
+				r->error = true;
+				r->abandon = true;
+				break;
+			}
+			timeout = (int)(r->stop_at - now);
+		}
+		p[0].fd = r->pipe[0];
+		p[0].events = POLLIN;
+		p[1].fd = worker_fd(r->w);
+		p[1].events = POLLIN;
+		k = poll(p, 2, timeout);
+		if (k < 0 && errno != EINTR) {
+			fail(r, "poll failed");
+			r->error = true;
+			break;
+		}
+		if (k <= 0)
+			continue;
+		if (p[0].revents)
+			take_signals(r);
+		if (!p[1].revents)
+			continue;
+		for (;;) {
+			struct worker_msg *msg = NULL;
+			enum status st = worker_read(r->w, &msg);
+
+			if (st == STATUS_AGAIN)
+				break;
+			if (st != STATUS_OK) {
+				fail(r, "lost the worker's pipe");
+				r->error = true;
+				running = false;
+				break;
+			}
+			running = take(r, msg);
+			worker_msg_free(msg);
+			if (!running)
+				break;
+		}
+	}
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int usage_error(const struct opts *o, const char *text)
+{
+	fprintf(stderr, "%s record: %s\n(see '%s record --help')\n", o->prog,
+	        text, o->prog);
+	return RECORD_EXIT_USAGE;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* Decides the window count and numbering; 0 or a usage exit status. */
+static int plan(struct rec *r, uint64_t *count)
+{
+	const struct opts *o = r->o;
+
+	*count = o->count;
+	r->numbered = o->count != 1;
+	if (!o->count_set && (r->ops->flags & ADAPTER_FINITE)) {
+		/* replay: every window the files hold; one file, one name */
+		*count = 0;
+		r->numbered = !(o->nendpoints == 1 && !is_dir(o->endpoints[0]));
+	}
+	r->output = o->output;
+	if (!r->output) {
+		if (o->format != CLI_FORMAT_TEXT)
+			return usage_error(o, "-o FILE is required (-o - "
+			                      "writes to standard output)");
+		r->output = "-";
+	}
+	if (!strcmp(r->output, "-") && o->format != CLI_FORMAT_TEXT) {
+		if (r->numbered)
+			return usage_error(
+			    o, "-o - writes one window only: use -n 1, "
+			       "or a file name (numbered per window)");
+		if (o->format == CLI_FORMAT_PPROF && isatty(STDOUT_FILENO))
+			return usage_error(o, "refusing to write a gzip "
+			                      "profile to a terminal");
+	}
+	return 0;
+}
+
+/* Fails early (exit 1) when the first file cannot be written. */
+static int check_output(struct rec *r)
+{
+	char path[4096 + 16], msg[8448];
+	struct stat sb;
+	const char *slash;
+
+	if (!strcmp(r->output, "-"))
+		return 0;
+	if (record_path(path, sizeof(path), r->output, r->numbered, 1) !=
+	    STATUS_OK) {
+		fail(r, "the output file name is too long");
+		return RECORD_EXIT_ERROR;
+	}
+	slash = strrchr(path, '/');
+	if (slash) {
+		char dir[4096 + 16];
+		int bad;
+
+		snprintf(dir, sizeof(dir), "%.*s",
+		         (int)(slash == path ? 1 : slash - path), path);
+		bad = stat(dir, &sb) < 0 ? errno : 0;
+
+		if (bad || !S_ISDIR(sb.st_mode)) {
+			snprintf(msg, sizeof(msg),
+			         "cannot save to %s: the directory %s %s", path,
+			         dir,
+			         bad == ENOENT ? "does not exist"
+			         : bad         ? strerror(bad)
+			                       : "is not a directory");
+			fail(r, msg);
+			return RECORD_EXIT_ERROR;
+		}
+	}
+	if (!r->o->force && lstat(path, &sb) == 0) {
+		snprintf(msg, sizeof(msg),
+		         "%s already exists; use --force to replace it, or "
+		         "choose another -o",
+		         path);
+		fail(r, msg);
+		return RECORD_EXIT_ERROR;
+	}
+	return 0;
+}
+
+static int finish(struct rec *r)
+{
+	int code;
+
+	if (r->signo)
+		code = RECORD_EXIT_SIGNAL + r->signo;
+	else if (r->error)
+		code = RECORD_EXIT_ERROR;
+	else if (r->unreachable)
+		code = RECORD_EXIT_UNREACHABLE;
+	else if (!r->had_data)
+		code = RECORD_EXIT_NO_DATA;
+	else
+		code = RECORD_EXIT_OK;
+	return code;
+}
+
+static void join_source(char *dst, size_t size, const struct adapter *a)
+{
+	snprintf(dst, size, "%s", a->ops->name);
+	for (size_t i = 0; i < a->nendpoints; i++) {
+		size_t used = strlen(dst);
+		snprintf(dst + used, size - used, "%s%s", i ? ", " : " ",
+		         a->endpoints[i]);
+	}
+}
+
+static int run(struct rec *r, const struct adapter_registry *reg)
+{
+	const struct opts *o = r->o;
+	struct adapter_config cfg;
+	struct adapter_error aerr;
+	struct worker_opts wo;
+	char text[2048];
+	int code;
+	enum status st;
+
+	if (o->ncommand)
+		return usage_error(o, "running a COMMAND after '--' is not "
+		                      "supported yet; start the program "
+		                      "yourself and attach with -e");
+	if (!o->adapter) {
+		if (reg->n == 0)
+			return usage_error(o, "no adapter is available");
+		snprintf(text, sizeof(text),
+		         "no adapter given: pick one with -a (see '%s "
+		         "adapters')",
+		         o->prog);
+		return usage_error(o, text);
+	}
+	r->ops = adapter_find(reg, o->adapter);
+	if (!r->ops) {
+		adapter_format_unknown(reg, o->adapter, text, sizeof(text));
+		say(r, text);
+		return RECORD_EXIT_USAGE;
+	}
+	code = plan(r, &r->count);
+	if (code)
+		return code;
+	code = check_output(r);
+	if (code)
+		return code;
+	adapter_config_default(&cfg);
+	cfg.loader = pprof_load;
+	cfg.load_limits = o->limits;
+	memset(&aerr, 0, sizeof(aerr));
+	st = adapter_open(r->ops, o->endpoints, o->nendpoints, &cfg, &aerr,
+	                  &r->a);
+	if (st != STATUS_OK) {
+		if (st == STATUS_INVAL)
+			return usage_error(o, aerr.detail[0] ? aerr.detail
+			                                     : status_str(st));
+		r->endpoint = o->nendpoints ? o->endpoints[0] : "";
+		report(r, &aerr, 0.0);
+		return st == STATUS_UNREACHABLE ? RECORD_EXIT_UNREACHABLE
+		                                : RECORD_EXIT_ERROR;
+	}
+	join_source(r->source, sizeof(r->source), r->a);
+	r->endpoint = r->source + strlen(r->ops->name);
+	r->endpoint += *r->endpoint == ' ';
+	r->replay = (r->ops->flags & ADAPTER_FINITE) != 0;
+
+	st = model_new(NULL, &r->m);
+	if (st == STATUS_OK && install(r) != STATUS_OK)
+		st = STATUS_IO;
+	memset(&wo, 0, sizeof(wo));
+	wo.window_ns = o->window_ns;
+	wo.refresh_ns = o->window_ns;
+	wo.max_windows = r->count;
+	if (st == STATUS_OK)
+		st = worker_start(r->a, &wo, &r->w);
+	if (st != STATUS_OK) {
+		snprintf(text, sizeof(text), "cannot start recording: %s",
+		         status_str(st));
+		say(r, text);
+		return RECORD_EXIT_ERROR;
+	}
+	loop(r);
+	return finish(r);
+}
+
+int record_run(const struct opts *o, const struct adapter_registry *reg,
+               int events, bool *abandoned)
+{
+	struct rec r;
+	int code;
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.pipe[0] = r.pipe[1] = -1;
+	buf_init(&r.enc);
+	r.events = events;
+	if (o->notice[0])
+		say(&r, o->notice);
+	code = run(&r, reg);
+	if (!r.abandon) {
+		worker_free(r.w);
+		adapter_close(r.a);
+	}
+	uninstall(&r);
+	model_free(r.m);
+	buf_fini(&r.enc);
+	*abandoned = r.abandon;
+	return code;
+}
