@@ -4,7 +4,6 @@
 #include "encode/gzip.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,40 +157,24 @@ enum status out_gzip_new(int level, struct out *next, struct out **res)
 
 /* ---- the decompressor ---- */
 
-static enum status gz_err(enum status st, char *err, size_t errsz,
-                          const char *fmt, ...) PRINTF(4, 5);
-
-static enum status gz_err(enum status st, char *err, size_t errsz,
-                          const char *fmt, ...)
-{
-	if (err && errsz) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errsz, fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 /* Explains input that does not start like gzip. */
 static enum status not_gzip(const unsigned char *p, size_t len, char *err,
                             size_t errsz)
 {
 	if (len == 0)
-		return gz_err(STATUS_MALFORMED, err, errsz,
-		              "empty input, not gzip data");
+		return status_errf(err, errsz, STATUS_MALFORMED,
+		                   "empty input, not gzip data");
 	if (len >= 2 && (p[0] & 0x0f) == 8 && ((p[0] << 8) | p[1]) % 31 == 0)
-		return gz_err(STATUS_MALFORMED, err, errsz,
-		              "zlib (RFC 1950) data, not gzip (RFC 1952): "
-		              "starts with %02x %02x, not 1f 8b",
-		              p[0], p[1]);
+		return status_errf(err, errsz, STATUS_MALFORMED,
+		                   "zlib (RFC 1950) data, not gzip (RFC 1952): "
+		                   "starts with %02x %02x, not 1f 8b",
+		                   p[0], p[1]);
 	if (len == 1)
-		return gz_err(STATUS_MALFORMED, err, errsz,
-		              "truncated: 1 byte, not gzip data");
-	return gz_err(STATUS_MALFORMED, err, errsz,
-	              "not gzip data: starts with %02x %02x, not 1f 8b", p[0],
-	              p[1]);
+		return status_errf(err, errsz, STATUS_MALFORMED,
+		                   "truncated: 1 byte, not gzip data");
+	return status_errf(err, errsz, STATUS_MALFORMED,
+	                   "not gzip data: starts with %02x %02x, not 1f 8b",
+	                   p[0], p[1]);
 }
 
 /* Makes spare room in out for the next inflate step; the room offered is
@@ -237,10 +220,10 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		st = room(out, made, limit, &avail_out);
 		if (st != STATUS_OK) {
 			if (st == STATUS_LIMIT)
-				st = gz_err(STATUS_TOO_LARGE, err, errsz,
-				            "decompressed data passes the "
-				            "buffer's limit of %zu bytes",
-				            out->limit);
+				st = status_errf(err, errsz, STATUS_TOO_LARGE,
+				                 "decompressed data passes the "
+				                 "buffer's limit of %zu bytes",
+				                 out->limit);
 			break;
 		}
 		zs.next_in = in + pos;
@@ -254,20 +237,22 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		out->data[out->len] = '\0';
 		made = out->len - start;
 		if (limit && made > limit) {
-			st = gz_err(STATUS_TOO_LARGE, err, errsz,
-			            "decompressed data passes the limit of %zu "
-			            "bytes",
-			            limit);
+			st = status_errf(
+			    err, errsz, STATUS_TOO_LARGE,
+			    "decompressed data passes the limit of %zu "
+			    "bytes",
+			    limit);
 			break;
 		}
 		if (ret == Z_STREAM_END) {
 			if (pos == len)
 				break;
 			if (!gzip_is(in + pos, len - pos)) {
-				st = gz_err(STATUS_MALFORMED, err, errsz,
-				            "%zu trailing bytes after the gzip "
-				            "data (at offset %zu)",
-				            len - pos, pos);
+				st = status_errf(
+				    err, errsz, STATUS_MALFORMED,
+				    "%zu trailing bytes after the gzip "
+				    "data (at offset %zu)",
+				    len - pos, pos);
 				break;
 			}
 			member = pos;
@@ -280,8 +265,8 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		}
 		if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT ||
 		    ret == Z_STREAM_ERROR) {
-			st = gz_err(
-			    STATUS_MALFORMED, err, errsz,
+			st = status_errf(
+			    err, errsz, STATUS_MALFORMED,
 			    "corrupt gzip data (member at offset %zu): %s",
 			    member, zs.msg ? zs.msg : "invalid stream");
 			break;
@@ -290,10 +275,11 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		 * stream stops short; no progress at all would loop forever. */
 		if ((pos == len && zs.avail_out > 0) ||
 		    (got == 0 && in_piece == zs.avail_in)) {
-			st = gz_err(STATUS_MALFORMED, err, errsz,
-			            "truncated gzip data: the member at offset "
-			            "%zu ends early (%zu bytes in all)",
-			            member, len);
+			st = status_errf(
+			    err, errsz, STATUS_MALFORMED,
+			    "truncated gzip data: the member at offset "
+			    "%zu ends early (%zu bytes in all)",
+			    member, len);
 			break;
 		}
 	}

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -347,22 +346,6 @@ const char *out_file_path(const struct out *o)
 	return f->published ? f->final : NULL;
 }
 
-static enum status say(char *err, size_t errsz, enum status st, const char *fmt,
-                       ...) PRINTF(4, 5);
-
-static enum status say(char *err, size_t errsz, enum status st, const char *fmt,
-                       ...)
-{
-	if (err && errsz) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errsz, fmt, ap);
-		va_end(ap);
-	}
-	return st;
-}
-
 /* The checks that need no temporary file; 0 or a status with err set. */
 static enum status precheck(const char *path, size_t len, size_t dirlen,
                             unsigned flags, char *err, size_t errsz)
@@ -370,28 +353,30 @@ static enum status precheck(const char *path, size_t len, size_t dirlen,
 	struct stat st;
 
 	if (len == 0)
-		return say(err, errsz, STATUS_INVAL, "empty file name");
+		return status_errf(err, errsz, STATUS_INVAL, "empty file name");
 	if (len >= FILE_PATH_MAX)
-		return say(err, errsz, STATUS_INVAL, "%.64s...: path too long",
-		           path);
+		return status_errf(err, errsz, STATUS_INVAL,
+		                   "%.64s...: path too long", path);
 	if (dirlen == len)
-		return say(err, errsz, STATUS_INVAL, "%s: no file name", path);
+		return status_errf(err, errsz, STATUS_INVAL, "%s: no file name",
+		                   path);
 	if (stat(path, &st) != 0)
 		return STATUS_OK; /* creating or publishing will say why */
 	if (S_ISDIR(st.st_mode)) {
 		char why[256];
 
 		errtext(EISDIR, why, sizeof(why));
-		return say(err, errsz, STATUS_IO, "%s: %s", path, why);
+		return status_errf(err, errsz, STATUS_IO, "%s: %s", path, why);
 	}
 	if (flags & OUT_FILE_UNIQUE)
 		return STATUS_OK;
 	if (!S_ISREG(st.st_mode)) /* never replace a device or a FIFO */
-		return say(err, errsz, STATUS_IO,
-		           "%s: not a regular file, not replaced", path);
+		return status_errf(err, errsz, STATUS_IO,
+		                   "%s: not a regular file, not replaced",
+		                   path);
 	if (!(flags & OUT_FILE_FORCE))
-		return say(err, errsz, STATUS_EXISTS,
-		           "%s: already exists, not overwritten", path);
+		return status_errf(err, errsz, STATUS_EXISTS,
+		                   "%s: already exists, not overwritten", path);
 	return STATUS_OK;
 }
 
@@ -413,8 +398,8 @@ enum status out_file_new(const char *path, unsigned flags, struct out **res,
 		return st;
 	f = mem_calloc(1, sizeof(*f));
 	if (!f)
-		return say(err, errsz, STATUS_NOMEM, "%s",
-		           status_str(STATUS_NOMEM));
+		return status_errf(err, errsz, STATUS_NOMEM, "%s",
+		                   status_str(STATUS_NOMEM));
 	f->fd = -1;
 	f->flags = flags;
 	f->dirlen = dirlen;
@@ -424,8 +409,8 @@ enum status out_file_new(const char *path, unsigned flags, struct out **res,
 	if (!f->path || !f->tmp || !f->final ||
 	    out_new(&file_ops, f, NULL, res) != STATUS_OK) {
 		sink_free(f);
-		return say(err, errsz, STATUS_NOMEM, "%s",
-		           status_str(STATUS_NOMEM));
+		return status_errf(err, errsz, STATUS_NOMEM, "%s",
+		                   status_str(STATUS_NOMEM));
 	}
 	if (atomic_load(&fault_on)) {
 		pthread_mutex_lock(&fault_lock);
@@ -439,9 +424,10 @@ enum status out_file_new(const char *path, unsigned flags, struct out **res,
 		char why[256];
 
 		errtext(e, why, sizeof(why));
-		say(err, errsz, STATUS_IO,
-		    "%s: cannot create a file in %.*s: %s", path,
-		    dirlen > 1 ? (int)dirlen - 1 : 1, dirlen ? path : ".", why);
+		status_errf(err, errsz, STATUS_IO,
+		            "%s: cannot create a file in %.*s: %s", path,
+		            dirlen > 1 ? (int)dirlen - 1 : 1,
+		            dirlen ? path : ".", why);
 		out_free(*res);
 		*res = NULL;
 		return STATUS_IO;

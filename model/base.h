@@ -33,6 +33,11 @@ static inline uint64_t u64_min(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+static inline size_t size_add_sat(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 /* Saturating addition: counters never wrap, they stick at UINT64_MAX. */
 static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
 {

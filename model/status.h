@@ -3,6 +3,10 @@
 #ifndef ASYNCTOP_MODEL_STATUS_H
 #define ASYNCTOP_MODEL_STATUS_H
 
+#include <stddef.h>
+
+#include "model/base.h"
+
 /* X(NAME, message): the message is a short noun phrase, lower case. */
 #define STATUS_LIST(X)                        \
 	X(OK, "success")                      \
@@ -34,5 +38,11 @@ const char *status_str(enum status st);
 
 /* The enum constant's name without its prefix ("NOMEM"), for tests and logs. */
 const char *status_name(enum status st);
+
+/* Formats a one-line reason into err (when err and errsz are nonzero;
+ * always NUL-terminated, cut to fit) and returns st, so that a failure
+ * reads `return status_errf(err, errsz, STATUS_IO, "%s: %s", path, why);`. */
+enum status status_errf(char *err, size_t errsz, enum status st,
+                        const char *fmt, ...) PRINTF(4, 5);
 
 #endif
