@@ -16,6 +16,7 @@ struct replay_entry {
 	enum status st; /* known failure (missing, empty directory, bad) */
 	char reason[256];
 	int64_t time;
+	bool named; /* the only endpoint, a file: errors need not repeat it */
 };
 
 struct replay {
@@ -220,10 +221,15 @@ static const char *remedy(enum status st)
 static enum status fail(struct collect *c, const struct replay_entry *e,
                         enum status st, const char *reason)
 {
+	const char *why = reason && *reason ? reason : status_str(st);
 	char d[512];
 
-	snprintf(d, sizeof(d), "%s: %s", e->path,
-	         reason && *reason ? reason : status_str(st));
+	/* The error names the endpoint already: repeat the path unless the
+	 * endpoint is this very file. */
+	if (!e->named)
+		snprintf(d, sizeof(d), "%s: %s", e->path, why);
+	else
+		snprintf(d, sizeof(d), "%s", why);
 	return collect_fail(c, st, d, remedy(st));
 }
 
@@ -264,6 +270,7 @@ static enum status replay_collect(struct adapter *a, struct collect *c)
 	if (r->next >= r->n)
 		return STATUS_EOF;
 	e = &r->e[r->next++];
+	e->named = a->nendpoints == 1 && !strcmp(e->path, a->endpoints[0]);
 	if (e->st != STATUS_OK)
 		return fail(c, e, e->st, e->reason);
 	f.path = e->path;

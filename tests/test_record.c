@@ -643,8 +643,8 @@ START_TEST(record_replay_missing_file_and_force)
 	run_init(&r);
 	run_bin(&r, missing);
 	ck_assert_int_eq(r.code, 1);
-	ASSERT_ERR_HAS(&r, "asynctop: the replay source at nothere.pb.gz ");
-	ASSERT_ERR_HAS(&r, "No such file or directory\n");
+	ASSERT_ERR_HAS(&r, "asynctop: the replay source at nothere.pb.gz "
+	                   "failed: No such file or directory\n");
 	ck_assert(!exists(&r, "c.pb.gz"));
 	make_saved(&r, "saved.pb.gz");
 	run_bin(&r, nodir);
