@@ -190,6 +190,16 @@ $(PPROFCHECK): tests/pprofcheck/main.go
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-run
+	$(Q)$(MAKE) --no-print-directory check-install
+
+# Installs into a staging directory and builds the embedding example from
+# the installed files alone, as an in-house team would (docs/embedding.md).
+.PHONY: check-install
+check-install: all
+	$(call msg,INSTALL,$(O)/stage)
+	$(Q)rm -rf $(O)/stage
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(abspath $(O))/stage PREFIX=/usr >/dev/null
+	$(Q)sh .ci/check-install $(abspath $(O)) $(abspath $(O))/stage
 
 .PHONY: test-run
 test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(if $(wildcard tui/main.c),$(BIN) $(O)/asynctop.pc)
