@@ -14,6 +14,7 @@
 #include "encode/gzip.h"
 #include "encode/profile.pb-c.h"
 #include "model/alloc.h"
+#include "model/arena.h"
 #include "model/window.h"
 
 static enum status fail(char *err, size_t errsz, enum status st,
@@ -31,65 +32,19 @@ static enum status fail(char *err, size_t errsz, enum status st,
 	return st;
 }
 
-/* protobuf-c unpacks into an arena whose blocks come from mem_*: one
- * allocation per megabyte instead of one per submessage, and one free. */
-struct pb_block {
-	struct pb_block *next;
-	size_t used, size;
-};
-
-struct pb_arena {
-	struct pb_block *head;
-	bool nomem;
-};
-
-enum { PB_ALIGN = 16, PB_BLOCK = 1 << 20 };
-
-static size_t pb_round(size_t n)
-{
-	return (n + PB_ALIGN - 1) & ~(size_t)(PB_ALIGN - 1);
-}
+/* protobuf-c unpacks into an arena (model/arena.h): one allocation per
+ * megabyte instead of one per submessage, and one free. */
+enum { PB_BLOCK = 1 << 20 };
 
 static void *pb_alloc(void *data, size_t size)
 {
-	struct pb_arena *a = data;
-	struct pb_block *b = a->head;
-	size_t hdr = pb_round(sizeof(*b));
-
-	if (size > SIZE_MAX - hdr - PB_BLOCK) {
-		a->nomem = true;
-		return NULL;
-	}
-	size = pb_round(size ? size : 1);
-	if (!b || b->size - b->used < size) {
-		size_t bsize = size > PB_BLOCK ? size : PB_BLOCK;
-		b = mem_alloc(hdr + bsize);
-		if (!b) {
-			a->nomem = true;
-			return NULL;
-		}
-		b->next = a->head;
-		b->used = 0;
-		b->size = bsize;
-		a->head = b;
-	}
-	b->used += size;
-	return (char *)b + hdr + b->used - size;
+	return arena_alloc(data, size);
 }
 
 static void pb_free(void *data, void *p)
 {
 	(void)data; /* the arena is freed whole */
 	(void)p;
-}
-
-static void pb_arena_free(struct pb_arena *a)
-{
-	while (a->head) {
-		struct pb_block *next = a->head->next;
-		mem_free(a->head);
-		a->head = next;
-	}
 }
 
 /* Id -> array index, for mappings, locations and functions. */
@@ -571,7 +526,7 @@ static enum status decode_raw(const uint8_t *data, size_t len,
                               const struct sample_sink *sink, char *err,
                               size_t errsz)
 {
-	struct pb_arena arena = { NULL, false };
+	struct arena arena;
 	ProtobufCAllocator alloc = { pb_alloc, pb_free, &arena };
 	Perftools__Profiles__Profile *p;
 	struct rd r;
@@ -579,10 +534,12 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 
 	if (len == 0)
 		return fail(err, errsz, STATUS_MALFORMED, "empty profile");
+	arena_init(&arena, PB_BLOCK);
 	p = perftools__profiles__profile__unpack(&alloc, len, data);
 	if (!p) {
-		pb_arena_free(&arena);
-		if (arena.nomem)
+		bool nomem = arena.nomem;
+		arena_fini(&arena);
+		if (nomem)
 			return fail(err, errsz, STATUS_NOMEM, "out of memory");
 		return fail(err, errsz, STATUS_MALFORMED,
 		            "not a protobuf Profile message (corrupt or "
@@ -609,7 +566,7 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 	mem_free(r.sloc);
 	mem_free(r.task);
 	mem_free(r.ntasks);
-	pb_arena_free(&arena);
+	arena_fini(&arena);
 	return st;
 }
 

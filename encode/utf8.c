@@ -168,7 +168,7 @@ static void unit_next(struct strview s, unsigned flags, struct unit *u)
 	if (cp == UTF8_INVALID) {
 		u->out = ascii ? OUT_CHAR : OUT_FFFD;
 		u->c = '?';
-	} else if (utf8_is_control(cp)) {
+	} else if (utf8_is_control(cp) && !(flags & UTF8_KEEP_CONTROL)) {
 		u->out =
 		    (flags & UTF8_CTRL_SPACE) || ascii ? OUT_CHAR : OUT_FFFD;
 		u->c = flags & UTF8_CTRL_SPACE ? ' ' : '?';

@@ -53,13 +53,18 @@ enum utf8_flags {
 	UTF8_ASCII = 1u << 2,      /* ASCII only: '?' for every non-ASCII,
 	                            * invalid or control character, nothing
 	                            * for zero-width ones; "~" as ellipsis */
+	/* Control characters (NUL included) are copied like any other
+	 * character, so only invalid subparts are replaced: for pprof
+	 * strings, never for display. */
+	UTF8_KEEP_CONTROL = 1u << 3,
 };
 
 /* Appends s to out, made safe: each invalid subpart becomes U+FFFD; a
  * control character (utf8_is_control) becomes U+FFFD, or ' ' with
  * UTF8_CTRL_SPACE; everything else is copied.  flags is a set of enum
- * utf8_flags.  Never emits a raw control byte or escape sequence.  Returns
- * out's sticky status (STATUS_NOMEM, STATUS_LIMIT). */
+ * utf8_flags.  Never emits a raw control byte or escape sequence, unless
+ * UTF8_KEEP_CONTROL asks for them.  Returns out's sticky status
+ * (STATUS_NOMEM, STATUS_LIMIT). */
 enum status utf8_sanitize(struct buf *out, struct strview s, unsigned flags);
 
 /* Display width of s once sanitised for display (flags 0). */

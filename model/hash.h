@@ -1,7 +1,7 @@
-/* Hashing and an open-addressing index of uint32 ids (internal to model/).
- * The index stores ids, 32 bits of their hash and an opaque key pointer;
- * the owner compares keys, so one index serves strings, stacks and
- * (stack, name) pairs. */
+/* Hashing and an open-addressing index of uint32 ids, foundation code that
+ * every folder may use.  The index stores ids, 32 bits of their hash and an
+ * opaque key pointer; the owner compares keys, so one index serves strings,
+ * stacks, (stack, name) pairs and the pprof encoder's tables. */
 #ifndef ASYNCTOP_MODEL_HASH_H
 #define ASYNCTOP_MODEL_HASH_H
 
@@ -16,6 +16,13 @@
 uint64_t hash_bytes(const void *p, size_t n);
 /* A 64-bit finalising mix of one integer key. */
 uint64_t hash_mix64(uint64_t x);
+
+/* A 32-bit hash of a 32-bit key (a multiplicative mix), inline for lookups
+ * of integer ids in hot loops; hash_mix64 mixes better but is a call. */
+static inline uint32_t hash_u32(uint32_t x)
+{
+	return (uint32_t)(((uint64_t)x * 0x9e3779b97f4a7c15ull) >> 32);
+}
 
 /* The 32 bits the index keeps: both the probe start and the tag. */
 static inline uint32_t hash_fold32(uint64_t h)

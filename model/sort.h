@@ -1,6 +1,6 @@
-/* Stable sorts without globals (internal to model/): an LSD radix sort of
- * (uint64 key, uint32 value) pairs and a merge sort of uint32 items with
- * an explicit comparison context. */
+/* Stable sorts without globals, foundation code that every folder may use:
+ * an LSD radix sort of (uint64 key, uint32 value) pairs and a merge sort of
+ * uint32 items with an explicit comparison context. */
 #ifndef ASYNCTOP_MODEL_SORT_H
 #define ASYNCTOP_MODEL_SORT_H
 

@@ -216,6 +216,107 @@ START_TEST(sanitize_ascii)
 }
 END_TEST
 
+/* utf8_sanitize with UTF8_KEEP_CONTROL, compared by length (NUL kept). */
+static void check_keep(const char *in, size_t n, unsigned flags,
+                       const char *expect, size_t elen)
+{
+	struct buf b;
+
+	buf_init(&b);
+	ck_assert_int_eq(utf8_sanitize(&b, sv_n(in, n), flags), STATUS_OK);
+	ck_assert_uint_eq(b.len, elen);
+	ck_assert(elen == 0 || memcmp(b.data, expect, elen) == 0);
+	ck_assert(utf8_valid(buf_view(&b)));
+	buf_fini(&b);
+}
+
+#define KEEPS(lit, flags, expect)                                             \
+	check_keep(lit, sizeof(lit) - 1, (flags) | UTF8_KEEP_CONTROL, expect, \
+	           sizeof(expect) - 1)
+
+START_TEST(sanitize_keep_control)
+{
+	KEEPS("", 0, "");
+	KEEPS("app:main:88", 0, "app:main:88");
+	/* C0, DEL, C1, bidi and separators pass; so does NUL */
+	KEEPS("t\tn\nr\rd\x7f", 0, "t\tn\nr\rd\x7f");
+	KEEPS("\x1b[31mred\x1b[0m", 0, "\x1b[31mred\x1b[0m");
+	KEEPS("a\xC2\x9B"
+	      "2Jb",
+	      0,
+	      "a\xC2\x9B"
+	      "2Jb");
+	KEEPS("a\xE2\x80\xAE"
+	      "b",
+	      0,
+	      "a\xE2\x80\xAE"
+	      "b");
+	KEEPS("a\0b\0", 0, "a\0b\0");
+	/* the flag wins over UTF8_CTRL_SPACE; ';' still follows its flag */
+	KEEPS("a\tb;c", UTF8_CTRL_SPACE, "a\tb;c");
+	KEEPS("a\tb;c", UTF8_SEMI_COLON, "a\tb:c");
+	/* only invalid subparts change, one U+FFFD each */
+	KEEPS("x\xFFy", 0, "x" FFFD "y");
+	KEEPS("\xC0\xAF", 0, FFFD FFFD);
+	KEEPS("\xED\xA0\x80", 0, FFFD FFFD FFFD);
+	KEEPS("\xF4\x90\x80\x80", 0, FFFD FFFD FFFD FFFD);
+	KEEPS("\xE0\x80\x41", 0, FFFD FFFD "A");
+	KEEPS("\xE2\x82\x41", 0, FFFD "A");
+	KEEPS("\xF0\x9F\x98\0", 0, FFFD "\0");
+	KEEPS("end\xE4\xB8", 0, "end" FFFD);
+	KEEPS("\x01\xF0\x9F\x98\x80\x80", 0, "\x01\xF0\x9F\x98\x80" FFFD);
+}
+END_TEST
+
+/* With UTF8_KEEP_CONTROL, sanitising is exactly utf8_decode's split:
+ * every unit it calls invalid (a maximal subpart) becomes one U+FFFD,
+ * every other unit is copied.  Checked on every string of up to three
+ * bytes over the bytes where the rules change. */
+START_TEST(sanitize_keep_control_matches_decode)
+{
+	static const unsigned char a[] = {
+		0x00, 0x01, 0x1F, 0x3B, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F,
+		0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED,
+		0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+	};
+	const size_t na = ARRAY_SIZE(a);
+	struct buf got, want;
+	char in[3];
+
+	buf_init(&got);
+	buf_init(&want);
+	for (size_t len = 1; len <= 3; len++) {
+		size_t total = na;
+		for (size_t i = 1; i < len; i++)
+			total *= na;
+		for (size_t x = 0; x < total; x++) {
+			struct strview v = sv_n(in, len);
+			uint32_t cp;
+			for (size_t i = 0, y = x; i < len; i++, y /= na)
+				in[i] = (char)a[y % na];
+			buf_reset(&got);
+			buf_reset(&want);
+			while (v.len) {
+				size_t k = utf8_decode(v, &cp);
+				if (cp == UTF8_INVALID)
+					buf_adds(&want, FFFD);
+				else
+					buf_add(&want, v.ptr, k);
+				v.ptr += k;
+				v.len -= k;
+			}
+			ck_assert_int_eq(utf8_sanitize(&got, sv_n(in, len),
+			                               UTF8_KEEP_CONTROL),
+			                 STATUS_OK);
+			ck_assert_uint_eq(got.len, want.len);
+			ck_assert(memcmp(got.data, want.data, got.len) == 0);
+		}
+	}
+	buf_fini(&got);
+	buf_fini(&want);
+}
+END_TEST
+
 START_TEST(sanitize_appends_and_fails)
 {
 	struct buf b;
@@ -405,6 +506,8 @@ Suite *suite_utf8(void)
 	tcase_add_test(tc, sanitize_display);
 	tcase_add_test(tc, sanitize_collapsed);
 	tcase_add_test(tc, sanitize_ascii);
+	tcase_add_test(tc, sanitize_keep_control);
+	tcase_add_test(tc, sanitize_keep_control_matches_decode);
 	tcase_add_test(tc, sanitize_appends_and_fails);
 	tcase_add_test(tc, width);
 	tcase_add_test(tc, fit_end);
