@@ -207,6 +207,10 @@ test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(
 	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
 		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
 		$(TESTBIN)
+ifeq ($(SAN),)
+	$(call msg,TEST,adapters/asyncio/tests)
+	$(Q)sh adapters/asyncio/tests/run.sh
+endif
 
 # ---- lint ------------------------------------------------------------------
 C_SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find model encode adapters tui tests -name '*.[ch]')
@@ -250,6 +254,7 @@ bench: deps
 .PHONY: bench-run
 bench-run: $(BENCHBIN) $(GOBENCH)
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
+	$(Q)python3 adapters/asyncio/tests/bench_agent.py
 
 # ---- install ---------------------------------------------------------------
 install: all
@@ -263,12 +268,15 @@ install: all
 		install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/asynctop && \
 		install -m 644 $(LIBASYNCTOP) $(DESTDIR)$(PREFIX)/lib/libasynctop.a && \
 		install -m 644 adapters/asynctop.h $(DESTDIR)$(PREFIX)/include/asynctop.h && \
+		install -d $(DESTDIR)$(PREFIX)/share/asynctop/python/asynctop_agent && \
+		install -m 644 adapters/asyncio/asynctop_agent/*.py \
+			$(DESTDIR)$(PREFIX)/share/asynctop/python/asynctop_agent/ && \
 		install -m 644 $(O)/asynctop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/asynctop.pc && \
 		{ [ ! -f docs/asynctop.1 ] || install -m 644 docs/asynctop.1 $(DESTDIR)$(PREFIX)/share/man/man1/asynctop.1; }; \
 	fi
 
 uninstall:
-	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/doc/asynctop
+	$(Q)rm -rf $(DESTDIR)$(PREFIX)/share/doc/asynctop $(DESTDIR)$(PREFIX)/share/asynctop
 	$(Q)rm -f $(DESTDIR)$(PREFIX)/bin/asynctop $(DESTDIR)$(PREFIX)/lib/libasynctop.a \
 		$(DESTDIR)$(PREFIX)/include/asynctop.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/asynctop.pc \
 		$(DESTDIR)$(PREFIX)/share/man/man1/asynctop.1

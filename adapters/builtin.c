@@ -1,9 +1,11 @@
 /* The stock registry: the adapters the asynctop binary offers. */
 #include "adapters/builtin.h"
 
+#include "adapters/asyncio.h"
 #include "adapters/replay.h"
 
 static const struct adapter_ops *const stock[] = {
+	&asyncio_ops,
 	&replay_ops,
 };
 

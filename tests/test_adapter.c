@@ -94,7 +94,7 @@ START_TEST(builtin_offers_replay_only)
 	ck_assert_ptr_nonnull(adapter_find(b, "replay"));
 	ck_assert_ptr_null(adapter_find(b, "custom"));
 	adapter_list_names(b, d, sizeof(d));
-	ck_assert_str_eq(d, "replay");
+	ck_assert_str_eq(d, "asyncio, replay");
 	ck_assert(adapter_find(b, "replay")->flags & ADAPTER_FINITE);
 }
 END_TEST
@@ -409,7 +409,7 @@ START_TEST(custom_registry_checks)
 	ck_assert_str_eq(adapter_find(r, "other")->default_endpoint, "sock");
 	ck_assert_ptr_nonnull(adapter_find(r, "replay"));
 	adapter_list_names(r, d, sizeof(d));
-	ck_assert_str_eq(d, "replay, inhouse, other");
+	ck_assert_str_eq(d, "asyncio, replay, inhouse, other");
 	custom_registry_free(cr);
 	custom_registry_free(NULL);
 

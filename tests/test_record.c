@@ -516,8 +516,9 @@ START_TEST(record_exit_2_usage)
 	run_init(&r);
 	run_bin(&r, unknown);
 	ck_assert_int_eq(r.code, 2);
-	ck_assert_str_eq(r.err.data, "asynctop: no async profiling adapter "
-	                             "named \"nope\"; available: replay\n");
+	ck_assert_str_eq(r.err.data,
+	                 "asynctop: no async profiling adapter "
+	                 "named \"nope\"; available: asyncio, replay\n");
 	run_bin(&r, badw);
 	ck_assert_int_eq(r.code, 2);
 	ASSERT_ERR_HAS(&r, "asynctop record: -w 0.01: the window is a number "

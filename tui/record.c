@@ -769,6 +769,12 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 	st = adapter_open(r->ops, o->endpoints, o->nendpoints, &cfg, &aerr,
 	                  &r->a);
 	if (st != STATUS_OK) {
+		if (st == STATUS_INVAL && aerr.remediation[0]) {
+			/* e.g. asyncio with no -e: the agents to choose from */
+			fprintf(stderr, "%s record: %s\n%s\n", o->prog,
+			        aerr.detail, aerr.remediation);
+			return RECORD_EXIT_USAGE;
+		}
 		if (st == STATUS_INVAL)
 			return usage_error(o, aerr.detail[0] ? aerr.detail
 			                                     : status_str(st));

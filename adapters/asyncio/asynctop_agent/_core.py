@@ -1,0 +1,780 @@
+"""Per-task bookkeeping: the event-loop hooks, task records, spawn stacks, interning.
+
+Everything here runs on the application's loop threads, inside the hooks, so it is written for
+speed and must never raise into the application: every hook body catches its own exceptions and
+calls fault(), which disables the agent.  Concurrency relies on the GIL (see docs/asyncio-agent.md):
+the hooks update a record's fields with no call in between, so the server thread, which copies the
+fields in one expression, always sees a consistent record.
+"""
+
+import asyncio
+import asyncio.base_events
+import asyncio.events
+import asyncio.tasks
+import collections
+import functools
+import itertools
+import os
+import runpy
+import sys
+import threading
+import time
+import types
+import weakref
+
+_now = time.monotonic_ns
+_partial = functools.partial
+
+# Task states (wire values, docs/asyncio-protocol.md §4.3).
+SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
+# Task flags.
+F_UNKNOWN, F_EAGER, F_INTERNAL = 1, 2, 4
+
+MAX_DEPTH = 128  # own frames per captured stack
+MAX_INTERN = 65536  # strings and stacks
+MAX_NAME = 4096  # bytes per string
+
+ATTR = "_asynctop_rec"  # the record rides on the task object
+LOOP_ATTR = "_asynctop_loop"
+
+_ASYNCIO_DIR = os.path.dirname(asyncio.__file__) + os.sep
+_AGENT_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_HANDLE_RUN = asyncio.events.Handle._run.__code__
+
+
+class Rec:
+    """One task's cumulative figures (wire record fields plus bookkeeping)."""
+
+    __slots__ = (
+        "tid", "parent", "stack", "loop_id", "thread_name", "state", "flags",
+        "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
+        "pending", "eager_sub", "dirty", "evicted", "ref", "name_raw", "name_id", "fin_name", "coro_name",
+        "__weakref__",
+    )
+
+    def __init__(self, tid, parent, stack, loop_id, thread_name, flags, now, state):
+        self.tid = tid
+        self.parent = parent
+        self.stack = stack
+        self.loop_id = loop_id
+        self.thread_name = thread_name
+        self.state = state
+        self.flags = flags
+        self.created = now
+        self.ended = 0
+        self.t_mark = now
+        self.polls = self.wakes = self.self_wakes = 0
+        self.busy = self.sched = self.idle = 0
+        self.pending = False
+        self.eager_sub = 0
+        self.dirty = False
+        self.evicted = False
+        self.ref = None
+        self.name_raw = None
+        self.name_id = 0
+        self.fin_name = None  # the task's name, captured when it finished
+        self.coro_name = None  # the coroutine's __qualname__, captured at creation
+
+
+class _Spawn:
+    """A create_task call in progress: what the new task's record will need."""
+
+    __slots__ = ("loop", "coro", "parent", "stack", "flags", "rec", "t0", "caller")
+
+
+class State:
+    """All mutable agent state, one instance (reset in a forked child)."""
+
+    def __init__(self):
+        self.enabled = False
+        self.disabled_by_fault = False
+        self.tids = itertools.count(1)  # own task ids (atomic under the GIL, never reused)
+        self.live = {}  # tid -> Rec, unfinished tasks
+        self.ring = collections.deque()  # finished Recs, oldest first
+        self.ring_cap = 4096
+        self.finished_total = 0
+        self.dead = []  # Recs whose task was collected while unfinished (finaliser)
+        self.lock = threading.RLock()  # eviction vs. delivery (server)
+        self.clients = []  # server connections that have done a first READ
+        self.tracking = False  # a client wants change journaling
+        self.journal = []  # Recs changed since the last drain (each once)
+        # Interning.  Ids come from counters (atomic under the GIL) and tables are dicts, so the
+        # loop threads and the server thread can intern concurrently without a lock (two threads
+        # racing on the same new text may give it two ids, which is harmless).
+        self.str_next = itertools.count(1)
+        self.strings = {}  # id -> text, or a lazy (code, lasti, module) for frames
+        self.str_ids = {}  # text -> id
+        self.frame_ids = {}  # (id(code), lasti) -> string id
+        self.code_keep = []  # interned code objects, kept alive so their ids stay unique
+        self.skip = {}  # id(code) -> bool (frame skipped in spawn stacks)
+        self.stack_next = itertools.count(1)
+        self.stacks = {}  # id -> (parent id, tuple of frame string ids)
+        self.stack_ids = {}  # (parent id, frames) -> id
+        self.overflow = False
+        self.loop_threads = set()
+        self.loop_ids = itertools.count(1)
+        self.first_task_seen = False
+        self.need_server = False  # a forked child opens its endpoint at its next new task
+        self.tls = threading.local()
+        self.skip_dirs = [_ASYNCIO_DIR, _AGENT_DIR]
+        self.skip_files = {runpy.__file__}
+        self.on_first_task = None  # callable, set by the package (launch rendezvous hook)
+        self.on_fault = None
+        self.uvloop_patched = False
+        self.other_id = 0
+        self.other_stack = 0
+        self.unknown_stack = 0
+
+    def init_sentinels(self):
+        self.other_id = self.intern_str("[other]")
+        self.other_stack = self.intern_stack(0, (self.other_id,))
+        unknown = self.intern_str("[spawn site unknown]")
+        self.unknown_stack = self.intern_stack(0, (unknown,))
+
+    # -- interning ---------------------------------------------------------------------------
+
+    def intern_str(self, text):
+        sid = self.str_ids.get(text)
+        if sid is None:
+            if len(self.strings) >= MAX_INTERN:
+                self.overflow = True
+                return self.other_id
+            b = text.encode("utf-8", "replace")
+            if len(b) > MAX_NAME:
+                text = b[:MAX_NAME].decode("utf-8", "ignore")
+            sid = next(self.str_next)
+            self.strings[sid] = text
+            self.str_ids[text] = sid
+        return sid
+
+    def intern_stack(self, parent, frames):
+        key = (parent, frames)
+        sid = self.stack_ids.get(key)
+        if sid is None:
+            if len(self.stacks) >= MAX_INTERN:
+                self.overflow = True
+                return self.other_stack
+            sid = next(self.stack_next)
+            self.stacks[sid] = key
+            self.stack_ids[key] = sid
+        return sid
+
+    def string_text(self, sid):
+        """The text of a string id, resolving a lazily interned frame (server thread)."""
+        v = self.strings[sid]
+        if type(v) is tuple:
+            code, lasti, module = v
+            v = "%s:%s:%d" % (module, code.co_qualname, _line_of(code, lasti))
+            b = v.encode("utf-8", "replace")
+            if len(b) > MAX_NAME:
+                v = b[:MAX_NAME].decode("utf-8", "ignore")
+            self.strings[sid] = v
+        return v
+
+
+def _line_of(code, lasti):
+    """Source line of the instruction at byte offset lasti (0 when unknown)."""
+    line = 0
+    for start, end, ln in code.co_lines():
+        if start <= lasti < end:
+            return ln or 0
+        if ln is not None and start <= lasti:
+            line = ln
+    return line or code.co_firstlineno
+
+
+S = State()
+
+
+def _module_name(f):
+    g = f.f_globals
+    name = g.get("__name__") or "?"
+    if name == "__main__":
+        spec = g.get("__spec__")
+        if spec is not None and getattr(spec, "name", None):
+            name = spec.name
+        else:
+            name = os.path.splitext(os.path.basename(f.f_code.co_filename))[0] or name
+    return name
+
+
+def _is_skipped(code):
+    k = id(code)
+    v = S.skip.get(k)
+    if v is None:
+        fn = code.co_filename
+        v = fn in S.skip_files or any(fn.startswith(d) for d in S.skip_dirs)
+        if len(S.skip) < MAX_INTERN:
+            S.skip[k] = v
+            S.code_keep.append(code)
+    return v
+
+
+def _frame_id(f):
+    code = f.f_code
+    key = (id(code), f.f_lasti)
+    sid = S.frame_ids.get(key)
+    if sid is None:
+        if len(S.strings) >= MAX_INTERN:
+            S.overflow = True
+            return S.other_id
+        sid = next(S.str_next)
+        S.strings[sid] = (code, f.f_lasti, _module_name(f))
+        S.frame_ids[key] = sid
+        S.code_keep.append(code)
+    return sid
+
+
+def _capture(f, parent_task):
+    """Own frame ids of a spawn, root first, from frame f (the caller of create_task)."""
+    stop = None
+    if parent_task is not None:
+        coro = parent_task.get_coro()
+        stop = getattr(coro, "cr_frame", None)
+    out = []
+    while f is not None and len(out) < MAX_DEPTH:
+        code = f.f_code
+        if code is _HANDLE_RUN:
+            break
+        if not _is_skipped(code):
+            out.append(_frame_id(f))
+        if f is stop:
+            break
+        f = f.f_back
+    out.reverse()
+    return tuple(out)
+
+
+# -- loops and threads -----------------------------------------------------------------------
+
+def _loop_info(loop):
+    """(loop id, thread name string id) of a loop, assigned at first sight in its thread."""
+    info = getattr(loop, LOOP_ATTR, None)
+    if info is None:
+        th = threading.current_thread()
+        info = (next(S.loop_ids), S.intern_str(th.name))
+        S.loop_threads.add(th.ident)
+        try:
+            setattr(loop, LOOP_ATTR, info)
+        except Exception:
+            pass
+        _check_loop_class(type(loop))
+    return info
+
+
+# -- records ---------------------------------------------------------------------------------
+
+def _mark(rec):
+    """Journal a changed record for the server (once per drain).  Call after the mutation."""
+    if S.tracking and not rec.dirty:
+        rec.dirty = True
+        S.journal.append(rec)
+
+
+def _new_rec(task, coro, loop, parent, stack, flags, now, state):
+    loop_id, thread_name = _loop_info(loop)
+    rec = Rec(next(S.tids), parent, stack, loop_id, thread_name, flags | _internal(coro), now, state)
+    rec.coro_name = getattr(coro, "__qualname__", None)
+    ref = _Ref(task, _gone)
+    ref.rec = rec
+    rec.ref = ref
+    try:
+        setattr(task, ATTR, rec)
+    except Exception:
+        pass  # a task type without a __dict__: records found through the spawn only
+    S.live[rec.tid] = rec
+    if not S.first_task_seen or S.need_server:
+        S.first_task_seen = True
+        cb = S.on_first_task
+        if cb is not None:
+            cb()
+    _mark(rec)
+    return rec
+
+
+class _Ref(weakref.ref):
+    """The weak reference to a task, carrying its record for the shared finaliser."""
+
+    __slots__ = ("rec",)
+
+
+def _gone(ref):
+    """Finaliser: the task was collected.  If it never finished (destroyed pending, or its loop
+    was closed), queue its record to be retired outside the garbage collector."""
+    rec = getattr(ref, "rec", None)
+    if rec is not None and rec.state != DONE:
+        S.dead.append(rec)
+
+
+def reap_dead():
+    """Retire records of tasks collected while unfinished (called from hooks and the server)."""
+    dead = S.dead
+    while dead:
+        rec = dead.pop()
+        if rec.state != DONE:
+            _finish(rec, _now())
+
+
+def _finish(rec, now):
+    """A task ended at now: state DONE, out of the live table, into the ring."""
+    st = rec.state
+    d = now - rec.t_mark
+    if st == SCHED:
+        rec.sched += d
+    elif st == IDLE:
+        rec.idle += d
+    elif st == RUNNING:
+        rec.busy += d
+    rec.state = DONE
+    rec.ended = rec.t_mark = now
+    if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
+        rec.dirty = True
+        S.journal.append(rec)
+    S.live.pop(rec.tid, None)
+    with S.lock:
+        S.finished_total += 1
+        ring = S.ring
+        ring.append(rec)
+        if len(ring) > S.ring_cap:
+            _evict(ring.popleft())
+
+
+def _evict(old):
+    """A finished record leaves the ring (S.lock held): per connection, pin it or aggregate it."""
+    old.evicted = True
+    for c in S.clients:
+        c.on_evict(old)
+
+
+def _adopt(task, loop, now, state):
+    """First sight of a task created before the agent or outside create_task."""
+    # Only called for a task that is not done (3.12.0-1 crash in get_coro() on a task that
+    # finished eagerly), so get_coro() is safe here.
+    return _new_rec(task, task.get_coro(), loop, 0, S.unknown_stack, F_UNKNOWN, now, state)
+
+
+def _internal(coro):
+    """F_INTERNAL when the coroutine's code lives in the asyncio package."""
+    code = getattr(coro, "cr_code", None)
+    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
+        return F_INTERNAL
+    return 0
+
+
+def _bind(task, sp, now, state):
+    """Create the record of the task a pending spawn sp was creating."""
+    stack = sp.stack
+    rec = _new_rec(task, sp.coro, sp.loop, sp.parent, stack, sp.flags, sp.t0, state)
+    if state == RUNNING:  # an eager first step, begun at sp.t0
+        rec.flags |= F_EAGER
+        rec.polls = 1
+    sp.rec = rec
+    return rec
+
+
+def _pending_spawn_for(task):
+    """The spawn in progress in this thread that creates task (matched by coroutine), or None."""
+    sps = getattr(S.tls, "spawns", None)
+    if sps:
+        try:
+            coro = task.get_coro()
+        except Exception:
+            return None
+        for sp in reversed(sps):
+            if sp.rec is None and sp.coro is coro:
+                return sp
+    return None
+
+
+def _rec_of(task, loop, now, adopt_state):
+    """The record of task; binds a pending spawn or adopts the task as spawn-site unknown."""
+    rec = getattr(task, ATTR, None)
+    if rec is None:
+        sp = _pending_spawn_for(task)
+        if sp is not None:
+            cur = _current_task(loop)
+            rec = _bind(task, sp, now, RUNNING if cur is task else SCHED)
+        else:
+            rec = _adopt(task, loop, now, adopt_state)
+    return rec
+
+
+# -- step timing -----------------------------------------------------------------------------
+
+def _step(cb, task, rec, *args):
+    """A task's step callback, timed (bound with functools.partial: cheaper than a closure and
+    one object fewer for the garbage collector per step)."""
+    try:
+        now = _now()
+        st = rec.state
+        if st == SCHED:
+            rec.sched += now - rec.t_mark
+        elif st == IDLE:
+            rec.idle += now - rec.t_mark
+        elif st == RUNNING:  # an unwrapped step we never saw end (adopted mid-step)
+            rec.busy += now - rec.t_mark
+        rec.polls += 1
+        rec.eager_sub = 0
+        rec.state = RUNNING
+        rec.t_mark = now
+        if S.tracking and not rec.dirty:  # _mark(rec), inlined
+            rec.dirty = True
+            S.journal.append(rec)
+    except BaseException:
+        fault()
+    try:
+        return cb(*args)
+    finally:
+        try:
+            _step_end(task, rec)
+        except BaseException:
+            fault()
+
+
+def _step_end(task, rec):
+    done = task.done()
+    now = _now()
+    if rec.state != RUNNING:
+        return  # finished by other means (should not happen)
+    sub = rec.eager_sub
+    rec.busy += now - rec.t_mark - sub
+    rec.sched += sub  # eager children ran while this task waited, ready
+    rec.eager_sub = 0
+    if done:
+        rec.t_mark = now
+        try:
+            rec.fin_name = task.get_name()
+        except Exception:
+            pass
+        _finish(rec, now)
+        return
+    if rec.pending:
+        rec.pending = False
+        rec.state = SCHED
+    else:
+        rec.state = IDLE
+    rec.t_mark = now
+    if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
+        rec.dirty = True
+        S.journal.append(rec)
+
+
+# -- the hooks -------------------------------------------------------------------------------
+
+_STEP_TYPE = None  # the C TaskStepMethWrapper type, probed before patching
+_WAKEUP_NAME = "task_wakeup"
+_PY_STEP_FUNCS = ()  # pure-Python Task step/wakeup functions
+_BUILTIN_METHOD = types.BuiltinMethodType
+_METHOD = types.MethodType
+_originals = []  # (class, name, original value or _MISSING)
+_MISSING = object()
+
+if sys.version_info < (3, 12) and isinstance(getattr(asyncio.tasks, "_current_tasks", None), dict):
+    _cur_map = asyncio.tasks._current_tasks
+
+    def _current_task(loop):
+        return _cur_map.get(loop)
+else:
+    _current_task = asyncio.current_task
+
+
+def _task_of(cb):
+    """The task whose step or wakeup cb is, else None."""
+    tp = type(cb)
+    if tp is _STEP_TYPE:
+        return cb.__self__
+    if tp is _BUILTIN_METHOD:
+        if cb.__name__ == _WAKEUP_NAME:
+            return cb.__self__
+        return None
+    if tp is _METHOD and cb.__func__ in _PY_STEP_FUNCS:
+        return cb.__self__
+    return None
+
+
+def _make_call_soon(orig):
+    def call_soon(self, callback, *args, context=None):
+        if S.enabled:
+            try:
+                task = _task_of(callback)
+                if task is not None:
+                    callback = _on_wake(self, task, callback)
+            except BaseException:
+                fault()
+        return orig(self, callback, *args, context=context)
+
+    call_soon._asynctop = True
+    return call_soon
+
+
+def _on_wake(loop, task, callback):
+    now = _now()
+    due = getattr(S.tls, "due", None)
+    rec = getattr(task, ATTR, None)
+    if rec is None:
+        rec = _rec_of(task, loop, now, SCHED)
+        if rec.state == RUNNING:  # an eager child waking itself inside its first step
+            rec.wakes += 1
+            rec.self_wakes += 1
+            rec.pending = True
+            _mark(rec)
+        return _partial(_step, callback, task, rec)
+    st = rec.state
+    if st == IDLE:
+        t = now
+        if due is not None and rec.t_mark <= due < now:
+            t = due  # a timer's wake, dated at its due time (lateness counts as scheduled)
+        rec.idle += t - rec.t_mark
+        rec.wakes += 1
+        rec.t_mark = t
+        rec.state = SCHED
+    elif st == RUNNING:
+        rec.wakes += 1
+        rec.self_wakes += 1
+        rec.pending = True
+    elif st == SCHED:
+        rec.wakes += 1
+    if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
+        rec.dirty = True
+        S.journal.append(rec)
+    return _partial(_step, callback, task, rec)
+
+
+def _make_create_task(orig):
+    def create_task(self, coro, *args, **kwargs):
+        if not S.enabled:
+            return orig(self, coro, *args, **kwargs)
+        try:
+            sp = _begin_spawn(self, coro, sys._getframe(1))
+        except BaseException:
+            fault()
+            return orig(self, coro, *args, **kwargs)
+        sps = S.tls.__dict__.setdefault("spawns", [])
+        sps.append(sp)
+        sp.t0 = _now()
+        task = None
+        try:
+            task = orig(self, coro, *args, **kwargs)
+            return task
+        finally:
+            try:
+                sps.pop()
+                if task is not None and S.enabled:
+                    _end_spawn(sp, task)
+            except BaseException:
+                fault()
+
+    create_task._asynctop = True
+    return create_task
+
+
+def _begin_spawn(loop, coro, f):
+    if S.dead:
+        reap_dead()
+    sp = _Spawn()
+    sp.caller = f
+    sp.loop = loop
+    sp.coro = coro
+    sp.rec = None
+    sp.flags = 0
+    parent = _current_task(loop)
+    prec = None
+    if parent is not None:
+        prec = getattr(parent, ATTR, None)
+        if prec is None:
+            prec = _rec_of(parent, loop, _now(), IDLE)
+    frames = _capture(f, parent)
+    if prec is not None:
+        sp.parent = prec.tid
+        pstack = prec.stack
+    else:
+        sp.parent = 0
+        pstack = 0
+    if not frames and pstack:
+        sp.stack = pstack  # created by asyncio machinery only: same site as the parent
+    else:
+        if not frames:  # nothing but asyncio machinery, and no parent
+            frames = (S.intern_str("[no spawn stack]"),)
+        sp.stack = S.intern_stack(pstack, frames)
+    return sp
+
+
+def _end_spawn(sp, task):
+    """After the original create_task returned: finish an eager first step if there was one."""
+    now = _now()
+    rec = sp.rec
+    if rec is None:
+        rec = getattr(task, ATTR, None)
+        if rec is not None:
+            return  # bound elsewhere (a task factory that wraps coroutines, say)
+        # No call_soon and nobody asked for it: the task ran eagerly (or a factory built it
+        # without scheduling it).  Count its first step from t0.
+        if task.done() or _ran_eagerly(task):
+            rec = _bind(task, sp, now, RUNNING)
+        else:
+            _bind(task, sp, now, IDLE)
+            return
+    if rec.state == RUNNING and (rec.flags & F_EAGER):
+        _step_end(task, rec)
+        if rec.state == DONE:
+            rec.fin_name = _late_name(sp.caller, task)
+        parent = S.live.get(sp.parent)
+        if parent is not None and parent.state == RUNNING:
+            parent.eager_sub += now - sp.t0
+
+
+def _late_name(caller, task):
+    """The name of a task that finished inside create_task.  asyncio.create_task and
+    TaskGroup.create_task (3.12) name the task only after loop.create_task returned, and the
+    task may be gone by the time it is read: take the name they are about to set."""
+    if caller is not None and caller.f_code in _NAMING_CALLERS:
+        name = caller.f_locals.get("name")
+        if name is not None:
+            return str(name)
+    return task.get_name()
+
+
+_NAMING_CALLERS = {asyncio.tasks.create_task.__code__}
+if hasattr(asyncio, "TaskGroup"):
+    _NAMING_CALLERS.add(asyncio.TaskGroup.create_task.__code__)
+
+
+def _ran_eagerly(task):
+    # An unfinished task that was never scheduled and is not waiting on anything was not started.
+    return getattr(task, "_fut_waiter", None) is not None
+
+
+def _make_call_at(orig):
+    def call_at(self, when, callback, *args, context=None):
+        if S.enabled:
+            try:
+                callback = _timer(callback, int(when * 1e9))
+            except BaseException:
+                fault()
+        return orig(self, when, callback, *args, context=context)
+
+    call_at._asynctop = True
+    return call_at
+
+
+def _timer(cb, due_ns):
+    tls = S.tls
+
+    def timer(*args):
+        tls.due = due_ns
+        try:
+            return cb(*args)
+        finally:
+            tls.due = None
+
+    return timer
+
+
+# -- install, uninstall, fault ---------------------------------------------------------------
+
+async def _probe_coro():
+    pass
+
+
+def probe():
+    """Find the C step wrapper type and the pure-Python step functions (before patching)."""
+    global _STEP_TYPE, _PY_STEP_FUNCS
+    seen = []
+
+    class _Probe(asyncio.SelectorEventLoop):
+        def call_soon(self, callback, *args, context=None):
+            seen.append(callback)
+            return super().call_soon(callback, *args, context=context)
+
+    # The probe never runs the loop (start() may be called from inside a running one): the
+    # Task constructor's own call_soon hands over the step wrapper.
+    loop = _Probe()
+    coro = _probe_coro()
+    try:
+        t = asyncio.Task(coro, loop=loop)
+        t._log_destroy_pending = False
+    finally:
+        coro.close()
+        loop.close()
+    for cb in seen:
+        if getattr(cb, "__self__", None) is t and not isinstance(cb, (types.MethodType, types.FunctionType)):
+            _STEP_TYPE = type(cb)
+            break
+    funcs = []
+    py = getattr(asyncio.tasks, "_PyTask", None)
+    if py is not None:
+        for n in ("_Task__step", "_Task__wakeup", "_Task__step_run_and_handle_result"):
+            fn = py.__dict__.get(n)
+            if fn is not None:
+                funcs.append(fn)
+    _PY_STEP_FUNCS = tuple(funcs)
+
+
+def _patch(cls, name, maker):
+    """Replace cls.name by maker(original), remembering the original for unpatch_all.  A method
+    that is already ours (defined here or inherited) is left alone."""
+    orig = getattr(cls, name)
+    if getattr(orig, "_asynctop", False):
+        return
+    cur = cls.__dict__.get(name, _MISSING)
+    _originals.append((cls, name, cur))
+    setattr(cls, name, maker(orig))
+
+
+def patch_loop_class(cls, timers):
+    _patch(cls, "call_soon", _make_call_soon)
+    _patch(cls, "create_task", _make_create_task)
+    if timers:
+        _patch(cls, "call_at", _make_call_at)
+
+
+def _check_loop_class(cls):
+    """A loop class overriding call_soon or create_task without calling ours: patch it too."""
+    for name in ("call_soon", "create_task"):
+        if not getattr(getattr(cls, name, None), "_asynctop", False):
+            try:
+                patch_loop_class(cls, False)
+            except Exception:
+                pass
+            return
+
+
+def unpatch_all():
+    while _originals:
+        cls, name, cur = _originals.pop()
+        try:
+            if cur is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, cur)
+        except Exception:
+            pass
+
+
+def fault():
+    """An internal error: disable the agent, restore the hooks, log one line.  Never raises."""
+    if S.disabled_by_fault:
+        return
+    S.disabled_by_fault = True
+    S.enabled = False
+    try:
+        unpatch_all()
+        et, ev, tb = sys.exc_info()
+        where = ""
+        while tb is not None:
+            where = "%s:%d" % (os.path.basename(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
+            tb = tb.tb_next
+        sys.stderr.write("asynctop agent: internal error (%s: %s at %s); agent disabled, "
+                         "application unaffected\n" % (et.__name__ if et else "?", ev, where))
+        if S.on_fault is not None:
+            S.on_fault()
+    except BaseException:
+        pass
+
+
+def adopt_running(loop):
+    """At install inside a running loop: every existing task becomes spawn-site unknown."""
+    now = _now()
+    for t in asyncio.all_tasks(loop):
+        if getattr(t, ATTR, None) is None:
+            _adopt(t, loop, now, IDLE)

@@ -1,0 +1,657 @@
+"""The endpoint: a Unix socket in a private directory, served by one daemon thread.
+
+Implements docs/asyncio-protocol.md (version 1).  Replies are built in short chunks; the socket
+send between chunks releases the interpreter so the application keeps running during a read.
+"""
+
+import os
+import selectors
+import socket
+import stat
+import struct
+import sys
+import threading
+import time
+
+from . import _core
+from ._core import S, DONE
+
+VERSION = 1
+MAGIC = b"ATOP"
+HDR = struct.Struct("<4sHHII")
+T_HELLO, T_READ, T_BYE = 1, 2, 3
+T_HELLO_OK, T_STRINGS, T_STACKS, T_TASKS, T_AGGS, T_END, T_ERROR = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF
+E_PEER, E_BUSY, E_MALFORMED, E_VERSION, E_DISABLED = 1, 2, 3, 4, 5
+REQ_LEN = {T_HELLO: 8, T_READ: 0, T_BYE: 0}
+MAX_REQ = 64
+MAX_PAYLOAD = 1 << 20
+MAX_CLIENTS = 8
+IO_TIMEOUT = 2.0
+MIN_READ_INTERVAL_NS = 5_000_000
+CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
+FINAL_MAX = 400  # records left for the last, boundary-taking pass (well under 1 ms)
+YIELD_S = 0.0001  # between chunks
+TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQ")
+AGG = struct.Struct("<IIQQQQQQQ")
+END = struct.Struct("<QQQQQIIQQ")
+HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
+U32 = struct.Struct("<I")
+U32x2 = struct.Struct("<II")
+U32x3 = struct.Struct("<III")
+AGENT_VERSION = "asynctop_agent 1"
+
+assert TASK.size == 112 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
+
+
+def log(msg):
+    try:
+        sys.stderr.write("asynctop agent: %s\n" % msg)
+    except Exception:
+        pass
+
+
+# -- endpoint --------------------------------------------------------------------------------
+
+def endpoint_path():
+    """(directory or None, socket path) by the rules of protocol §1."""
+    explicit = os.environ.get("ASYNCTOP_SOCKET")
+    if explicit:
+        return None, explicit
+    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
+    if xdg.startswith("/"):
+        d = os.path.join(xdg, "asynctop")
+    else:
+        d = "/tmp/asynctop-%d" % os.geteuid()
+    return d, os.path.join(d, "%d.sock" % os.getpid())
+
+
+def _test_mode():
+    return os.environ.get("ASYNCTOP_TEST_SOCKET_MODE") == "0666"
+
+
+def prepare_dir(d):
+    """Create or check the private directory; raises OSError with a clear message."""
+    test = _test_mode()
+    try:
+        os.mkdir(d, 0o755 if test else 0o700)
+        if test:
+            os.chmod(d, 0o755)
+    except FileExistsError:
+        pass
+    st = os.lstat(d)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError("%s is not a directory (a symlink or file planted there?); refusing" % d)
+    if st.st_uid != os.geteuid():
+        raise OSError("%s is owned by uid %d, not %d; refusing" % (d, st.st_uid, os.geteuid()))
+    allowed = 0o755 if test else 0o700
+    if stat.S_IMODE(st.st_mode) & ~allowed & 0o777 or (not test and stat.S_IMODE(st.st_mode) & 0o077):
+        raise OSError("%s has mode %o, expected 0700; refusing" % (d, stat.S_IMODE(st.st_mode)))
+
+
+def remove_stale(d):
+    """Remove <pid>.sock files of processes that no longer exist, and our own old one."""
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return
+    for n in names:
+        if not n.endswith(".sock") or not n[:-5].isdigit():
+            continue
+        pid = int(n[:-5])
+        dead = pid == os.getpid()
+        if not dead:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                dead = True
+            except OSError:
+                pass
+        if dead:
+            p = os.path.join(d, n)
+            try:
+                if stat.S_ISSOCK(os.lstat(p).st_mode):
+                    os.unlink(p)
+            except OSError:
+                pass
+
+
+def proc_start_ticks():
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            data = f.read()
+        # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
+        rest = data[data.rindex(b")") + 2:].split()
+        return int(rest[19])  # field 22 is the 20th after comm
+    except Exception:
+        return 0
+
+
+# -- per-connection state --------------------------------------------------------------------
+
+class Client:
+    def __init__(self, sock):
+        self.sock = sock
+        self.rbuf = b""
+        self.rstart = 0.0  # when the pending partial request began (monotonic s)
+        self.hello = False
+        self.pending = None  # dict Rec -> None: changed since the last READ (None before the first)
+        self.pinned = []  # evicted Recs this connection saw alive, to deliver as DONE
+        self.alive_ids = set()  # tids delivered alive and not yet delivered DONE
+        self.done_ids = set()  # tids delivered DONE while still in the ring
+        self.agg = {}  # (stack, thread name) -> tuple of 7 cumulative figures
+        self.agg_dirty = set()
+        self.aggregated_total = 0
+        self.sent_str = set()
+        self.sent_stack = set()
+        self.gen = 0
+        self.T0 = None
+        self.last_read = 0
+
+    def on_evict(self, old):
+        """A finished record left the ring (loop thread, S.lock held)."""
+        if self.T0 is None:
+            return  # this connection's first boundary is not set yet: history for it
+        tid = old.tid
+        if tid in self.done_ids:
+            self.done_ids.discard(tid)
+        elif tid in self.alive_ids:
+            self.pinned.append(old)
+        elif old.ended > self.T0:
+            key = (old.stack, old.thread_name)
+            a = self.agg.get(key, (0, 0, 0, 0, 0, 0, 0))
+            self.agg[key] = (a[0] + 1, a[1] + old.polls, a[2] + old.wakes, a[3] + old.self_wakes,
+                             a[4] + old.busy, a[5] + old.sched, a[6] + old.idle)
+            self.agg_dirty.add(key)
+            self.aggregated_total += 1
+
+
+def _task_name(rec):
+    """Refresh rec.name_id from the task (a default Task-N becomes the coroutine's name).
+
+    Never calls task.get_coro(): on 3.12.0-1 it crashes for a task that finished eagerly; the
+    coroutine's name was captured at creation instead."""
+    t = rec.ref()
+    if t is not None:
+        try:
+            name = t.get_name()
+        except Exception:
+            return rec.name_id
+    elif rec.fin_name is not None:
+        name = rec.fin_name
+    else:
+        return rec.name_id
+    if name == rec.name_raw and rec.name_id:
+        return rec.name_id
+    rec.name_raw = name
+    shown = name
+    qn = rec.coro_name
+    if isinstance(name, str) and name.startswith("Task-") and name[5:].isdigit():
+        if isinstance(qn, str) and qn:
+            shown = qn
+    rec.name_id = S.intern_str(str(shown)) if shown is not None else 0
+    return rec.name_id
+
+
+def _linger_close(sock):
+    """Close after an ERROR frame so that the peer can read it: closing with unread request bytes
+    in our receive queue would make the peer's recv fail with ECONNRESET before it sees the frame.
+    Waits at most 0.1 s for the peer to close its side."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(0.1)
+        for _ in range(64):
+            if not sock.recv(4096):
+                break
+    except OSError:
+        pass
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
+class Server:
+    def __init__(self):
+        self.path = None
+        self.listen = None
+        self.thread = None
+        self.clients = []  # every connection (S.clients holds those past their first READ)
+        self.serve_lock = threading.Lock()
+        self.closing = False
+        self.wake_r = self.wake_w = None
+        self.hello_flags = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self):
+        d, path = endpoint_path()
+        if d is not None:
+            prepare_dir(d)
+            remove_stale(d)
+        else:
+            try:
+                if stat.S_ISSOCK(os.lstat(path).st_mode):
+                    os.unlink(path)
+            except FileNotFoundError:
+                pass
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.bind(path)
+            os.chmod(path, 0o666 if _test_mode() else 0o600)
+            s.listen(16)
+        except BaseException:
+            s.close()
+            raise
+        self.path = path
+        self.listen = s
+        self.wake_r, self.wake_w = os.pipe()
+        self.thread = threading.Thread(target=self._run, name="asynctop-agent", daemon=True)
+        self.thread.start()
+
+    def abandon(self):
+        """In a forked child: drop the parent's sockets without touching its socket file."""
+        for c in self.clients:
+            try:
+                c.sock.close()
+            except Exception:
+                pass
+        self.clients = []
+        for fd in (self.wake_r, self.wake_w):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        if self.listen is not None:
+            try:
+                self.listen.close()
+            except Exception:
+                pass
+        self.listen = None
+        self.closing = True
+
+    def stop(self, final):
+        """Push a final snapshot to every client (when final), close everything, remove the file."""
+        got = self.serve_lock.acquire(timeout=IO_TIMEOUT)
+        try:
+            self.closing = True
+            if final and got:  # without the lock a reply may be half sent: only close then
+                for c in list(self.clients):
+                    if c.hello:
+                        try:
+                            self._serve_read(c, 0, True)
+                        except Exception:
+                            pass
+            for c in list(self.clients):
+                self._drop(c)
+            if self.listen is not None:
+                try:
+                    self.listen.close()
+                except Exception:
+                    pass
+                self.listen = None
+            if self.path:
+                try:
+                    os.unlink(self.path)
+                except OSError:
+                    pass
+            if self.wake_w is not None:
+                try:
+                    os.write(self.wake_w, b"x")
+                except OSError:
+                    pass
+        finally:
+            if got:
+                self.serve_lock.release()
+
+    # -- the thread ------------------------------------------------------------------------
+
+    def _run(self):
+        sel = selectors.DefaultSelector()
+        try:
+            sel.register(self.listen, selectors.EVENT_READ, None)
+            sel.register(self.wake_r, selectors.EVENT_READ, "wake")
+            registered = set()
+            while not self.closing:
+                for c in self.clients:
+                    if c not in registered:
+                        sel.register(c.sock, selectors.EVENT_READ, c)
+                        registered.add(c)
+                for c in list(registered):
+                    if c not in self.clients:
+                        try:
+                            sel.unregister(c.sock)
+                        except Exception:
+                            pass
+                        registered.discard(c)
+                events = sel.select(0.25)
+                if self.closing:
+                    break
+                with self.serve_lock:
+                    if self.closing:
+                        break
+                    for key, _ in events:
+                        if key.data is None:
+                            self._accept()
+                        elif key.data == "wake":
+                            pass
+                        else:
+                            self._readable(key.data)
+                    self._tick()
+        except Exception as e:  # the server must never take the application down
+            if not self.closing:
+                log("endpoint thread stopped: %s" % e)
+        finally:
+            try:
+                sel.close()
+            except Exception:
+                pass
+
+    def _tick(self):
+        """Housekeeping: retire collected tasks, bound the journal, drop stalled requests."""
+        _core.reap_dead()
+        if S.tracking:
+            self._drain(None)
+            live_bound = 2 * (len(S.live) + S.ring_cap) + 1024
+            for c in S.clients:
+                if c.pending is not None and len(c.pending) > live_bound:
+                    c.pending = {r: None for r in list(c.pending) if not r.evicted}
+        now = time.monotonic()
+        for c in list(self.clients):
+            if c.rbuf and now - c.rstart > IO_TIMEOUT:
+                self._drop(c)
+
+    def _accept(self):
+        try:
+            sock, _ = self.listen.accept()
+        except OSError:
+            return
+        try:
+            cred = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            _pid, uid, _gid = struct.unpack("3i", cred)
+        except OSError:
+            uid = -1
+        sock.settimeout(IO_TIMEOUT)
+        if uid != os.geteuid() and uid != 0:
+            self._error(sock, 0, E_PEER, "peer uid %d refused: only uid %d or root may read this agent"
+                        % (uid, os.geteuid()))
+            _linger_close(sock)
+            return
+        if len(self.clients) >= MAX_CLIENTS:
+            self._error(sock, 0, E_BUSY, "too many connections (%d)" % MAX_CLIENTS)
+            _linger_close(sock)
+            return
+        self.clients.append(Client(sock))
+
+    def _drop(self, c):
+        if c in self.clients:
+            self.clients.remove(c)
+        with S.lock:
+            if c in S.clients:
+                S.clients.remove(c)
+            if not S.clients and S.tracking:
+                S.tracking = False
+        if not S.tracking:
+            self._drain(None)  # clears the dirty flags so a later client's journal starts clean
+        try:
+            c.sock.close()
+        except Exception:
+            pass
+
+    def _error(self, sock, seq, code, text):
+        payload = U32.pack(code) + text.encode("utf-8", "replace")[:256]
+        try:
+            sock.sendall(HDR.pack(MAGIC, VERSION, T_ERROR, len(payload), seq) + payload)
+        except OSError:
+            pass
+
+    def _readable(self, c):
+        try:
+            data = c.sock.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(c)
+            return
+        if not c.rbuf:
+            c.rstart = time.monotonic()
+        c.rbuf += data
+        while len(c.rbuf) >= HDR.size and c in self.clients:
+            magic, ver, typ, length, seq = HDR.unpack_from(c.rbuf)
+            if magic != MAGIC:
+                return self._fail(c, seq, E_MALFORMED, "bad magic")
+            if ver != VERSION:
+                return self._fail(c, seq, E_VERSION, "agent speaks protocol version %d, request has %d"
+                                  % (VERSION, ver))
+            if typ not in REQ_LEN or length > MAX_REQ or length != REQ_LEN[typ]:
+                return self._fail(c, seq, E_MALFORMED,
+                                  "unknown request type %d or bad length %d" % (typ, length))
+            if len(c.rbuf) < HDR.size + length:
+                return
+            payload = c.rbuf[HDR.size:HDR.size + length]
+            c.rbuf = c.rbuf[HDR.size + length:]
+            c.rstart = time.monotonic()
+            self._request(c, typ, seq, payload)
+
+    def _fail(self, c, seq, code, text):
+        self._error(c.sock, seq, code, text)
+        if c in self.clients:
+            self.clients.remove(c)
+        _linger_close(c.sock)
+        self._drop(c)
+
+    def _request(self, c, typ, seq, payload):
+        try:
+            if typ == T_BYE:
+                self._drop(c)
+            elif typ == T_HELLO:
+                vmin, vmax, flags = struct.unpack("<HHI", payload)
+                if c.hello:
+                    self._fail(c, seq, E_MALFORMED, "HELLO twice")
+                elif flags:
+                    self._fail(c, seq, E_MALFORMED, "HELLO flags must be 0")
+                elif not vmin <= VERSION <= vmax:
+                    self._fail(c, seq, E_VERSION, "agent speaks protocol version %d, reader asked %d..%d"
+                               % (VERSION, vmin, vmax))
+                else:
+                    c.hello = True
+                    self._send(c, T_HELLO_OK, seq, self._hello_payload())
+            elif typ == T_READ:
+                if not c.hello:
+                    self._fail(c, seq, E_MALFORMED, "READ before HELLO")
+                    return
+                wait = c.last_read + MIN_READ_INTERVAL_NS - time.monotonic_ns()
+                if wait > 0:
+                    time.sleep(wait / 1e9)
+                self._serve_read(c, seq, False)
+                c.last_read = time.monotonic_ns()
+        except OSError:
+            self._drop(c)  # the reader went away or stopped draining its socket
+
+    def _hello_payload(self):
+        py = ("%s %s" % (sys.implementation.name, sys.version.split()[0])).encode()[:256]
+        argv = " ".join(getattr(sys, "orig_argv", sys.argv)).encode("utf-8", "replace")
+        if len(argv) > 1024:
+            argv = argv[:1024].decode("utf-8", "ignore").encode("utf-8")
+        agent = AGENT_VERSION.encode()
+        flags = self.hello_flags | (8 if S.disabled_by_fault else 0) | (2 if S.uvloop_patched else 0)
+        fix = HELLO_FIX.pack(os.getpid(), flags, proc_start_ticks(), S_START[0], time.monotonic_ns(),
+                             time.time_ns(), S.ring_cap, MAX_PAYLOAD, os.sysconf("SC_CLK_TCK"),
+                             os.geteuid(), len(py), len(argv), len(agent), 0)
+        return fix + py + argv + agent
+
+    def _send(self, c, typ, seq, payload):
+        c.sock.sendall(HDR.pack(MAGIC, VERSION, typ, len(payload), seq) + payload)
+
+    # -- READ --------------------------------------------------------------------------------
+
+    def _drain(self, deadline):
+        """Move journaled records into every tracking connection's pending set."""
+        j = S.journal
+        while j:
+            n = min(len(j), 4096)
+            batch = j[:n]
+            del j[:n]
+            targets = [c.pending for c in S.clients if c.pending is not None]
+            for r in batch:
+                r.dirty = False
+                if not r.evicted:
+                    for p in targets:
+                        p[r] = None
+            if deadline is not None and time.monotonic_ns() > deadline:
+                return False
+        return True
+
+    def _serve_read(self, c, seq, final):
+        """Answer one READ (or push the final snapshot) on connection c.
+
+        Changed records are copied and sent in chunks of at most CHUNK_NS each; the socket send
+        and a sleep(0) between chunks let the loop threads run.  The last pass (drain the journal,
+        copy what is left, take the boundary) is done right after re-acquiring the interpreter,
+        so in practice no loop thread runs during it; if one did (the journal is not empty after
+        the boundary was taken), the copies are sent and the pass is repeated, at most 20 times.
+        """
+        first = c.pending is None
+        if first:
+            # Journal first, then snapshot the live table: a task created in between is then
+            # both journaled and (maybe) in the snapshot, never in neither.
+            c.pending = {}
+            with S.lock:
+                S.clients.append(c)
+                S.tracking = True
+            c.pending.update(dict.fromkeys(list(S.live.values())))
+        ntasks = 0
+        passes = 0
+        while True:
+            # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
+            # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
+            time.sleep(YIELD_S)
+            deadline = time.monotonic_ns() + CHUNK_NS
+            if not self._drain(deadline):
+                continue
+            parts, out = [], []
+            with S.lock:
+                if len(c.pending) + len(c.pinned) > FINAL_MAX:
+                    self._take(c, deadline, parts, out)
+                    done = False
+                else:
+                    self._take(c, None, parts, out)
+                    T = time.monotonic_ns()
+                    Treal = time.time_ns()
+                    done = not S.journal or passes >= 20
+                    if done:
+                        if first:
+                            c.T0 = T
+                        aggs = [(k, c.agg[k]) for k in c.agg_dirty]
+                        c.agg_dirty.clear()
+                        aggregated = c.aggregated_total
+                    passes += 1
+            if parts or out:
+                ntasks += len(parts)
+                self._send_tasks(c, seq, parts, out)
+            if done:
+                break
+        out = []
+        for (stack, thread_name), a in aggs:
+            self._need_stack(c, stack, out)
+            self._need_str(c, thread_name, out)
+        self._flush_defs(c, seq, out)
+        for i in range(0, len(aggs), 8000):
+            part = aggs[i:i + 8000]
+            body = [U32x2.pack(len(part), AGG.size)]
+            body += [AGG.pack(k[0], k[1], *a) for k, a in part]
+            self._send(c, T_AGGS, seq, b"".join(body))
+        c.gen += 1
+        flags = ((1 if final else 0) | (2 if first else 0) | (4 if S.overflow else 0)
+                 | (8 if S.disabled_by_fault else 0))
+        self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
+                                           len(S.loop_threads), flags, aggregated, ntasks))
+
+    def _take(self, c, deadline, parts, out):
+        """Pack changed records (S.lock held): pinned ones first, then pending, until the deadline
+        (None: all of them).  Appends packed records to parts and the definitions they need to
+        out; returns the number packed.  Packs straight into bytes (no per-record tuple), so a
+        large read adds little work for the application's garbage collector."""
+        n = 0
+        while c.pinned:
+            self._pack(c, c.pinned.pop(), True, parts, out)
+            n += 1
+        pend = c.pending
+        while pend:
+            r = pend.popitem()[0]
+            if r.evicted:
+                continue  # counted by on_evict: pinned for this connection or aggregated
+            self._pack(c, r, False, parts, out)
+            n += 1
+            if deadline is not None and not n & 63 and time.monotonic_ns() > deadline:
+                break
+        return n
+
+    def _pack(self, c, r, pinned, parts, out):
+        name_id = _task_name(r)
+        # The fields are loaded as the call's arguments with no call in between, so the loop
+        # thread cannot change r half-way through them.
+        parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,
+                               r.flags, 0, r.created, r.ended, r.t_mark, r.polls, r.wakes, r.self_wakes,
+                               r.busy, r.sched, r.idle))
+        if parts[-1][32] == DONE:
+            c.alive_ids.discard(r.tid)
+            if not pinned:
+                c.done_ids.add(r.tid)
+        else:
+            c.alive_ids.add(r.tid)
+        self._need_stack(c, r.stack, out)
+        self._need_str(c, name_id, out)
+        self._need_str(c, r.thread_name, out)
+
+    def _send_tasks(self, c, seq, parts, out):
+        """Send the definitions, then the packed records, at most 8000 (< 1 MiB) per frame."""
+        self._flush_defs(c, seq, out)
+        for i in range(0, len(parts), 8000):
+            part = parts[i:i + 8000]
+            self._send(c, T_TASKS, seq, U32x2.pack(len(part), TASK.size) + b"".join(part))
+
+    def _need_str(self, c, sid, out):
+        if sid and sid not in c.sent_str:
+            c.sent_str.add(sid)
+            out.append(("s", sid))
+
+    def _need_stack(self, c, sid, out):
+        chain = []
+        while sid and sid not in c.sent_stack:
+            chain.append(sid)
+            sid = S.stacks[sid][0]
+        for s in reversed(chain):
+            c.sent_stack.add(s)
+            for f in S.stacks[s][1]:
+                self._need_str(c, f, out)
+            out.append(("k", s))
+
+    def _flush_defs(self, c, seq, out):
+        """Send the strings, then the stacks, that out lists, in frames of at most 1 MiB."""
+        strs = [sid for kind, sid in out if kind == "s"]
+        stacks = [sid for kind, sid in out if kind == "k"]
+        self._frames(c, seq, T_STRINGS, [self._str_entry(sid) for sid in strs])
+        self._frames(c, seq, T_STACKS, [self._stack_entry(sid) for sid in stacks])
+
+    def _str_entry(self, sid):
+        b = S.string_text(sid).encode("utf-8", "replace")
+        return U32x2.pack(sid, len(b)) + b
+
+    def _stack_entry(self, sid):
+        parent, frames = S.stacks[sid]
+        return U32x3.pack(sid, parent, len(frames)) + struct.pack("<%dI" % len(frames), *frames)
+
+    def _frames(self, c, seq, typ, entries):
+        i = 0
+        while i < len(entries):
+            size = 4
+            j = i
+            while j < len(entries) and size + len(entries[j]) <= MAX_PAYLOAD:
+                size += len(entries[j])
+                j += 1
+            self._send(c, typ, seq, U32.pack(j - i) + b"".join(entries[i:j]))
+            i = j
+
+
+S_START = [0]

@@ -1,0 +1,375 @@
+"""Workloads for the agent's tests, run in a child interpreter: `python3 workload.py CASE`.
+
+Talks to the test over stdin/stdout, one line each way, so the test can place window boundaries:
+  child: "ready PATH"          test: reads (boundary A), then "go"
+  child: "mark NAME"           test: reads, then "ok"        (only some cases)
+  child: "done JSON"           test: reads (boundary B), then "exit"
+JSON is the ground truth the workload measured itself with time.monotonic_ns() (busy is wall time).
+"""
+
+import asyncio
+import json
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import asynctop_agent  # noqa: E402
+
+now = time.monotonic_ns
+SRC = open(__file__).read().splitlines()
+
+
+def line_of(tag):
+    """Line number of the line ending with the comment `# TAG`."""
+    for i, text in enumerate(SRC, 1):
+        if text.rstrip().endswith("# " + tag):
+            return i
+    raise LookupError(tag)
+
+
+def say(*parts):
+    sys.stdout.write(" ".join(str(p) for p in parts) + "\n")
+    sys.stdout.flush()
+
+
+def wait_line(expected):
+    got = sys.stdin.readline().strip()
+    if got != expected:
+        raise SystemExit("workload: expected %r, got %r" % (expected, got))
+
+
+async def mark(name):
+    """Pause at a boundary the test places; the loop keeps running meanwhile."""
+    say("mark", name)
+    await asyncio.get_running_loop().run_in_executor(None, wait_line, "ok")
+
+
+def burn(ns):
+    end = now() + ns
+    while now() < end:
+        pass
+
+
+truth = {}
+
+
+# -- cases ------------------------------------------------------------------------------------
+
+async def spinner():
+    for _ in range(10000):
+        await asyncio.sleep(0)
+
+
+def case_sleep0():
+    asyncio.run(spinner())
+
+
+async def sleeper():
+    total = 0
+    for _ in range(5):
+        t0 = now()
+        await asyncio.sleep(0.2)
+        total += now() - t0
+    truth["slept"] = total
+
+
+def case_sleeper():
+    asyncio.run(sleeper())
+
+
+async def burner():
+    total = 0
+    for _ in range(10):
+        t0 = now()
+        burn(50_000_000)
+        total += now() - t0
+        await asyncio.sleep(0)
+    truth["burned"] = total
+
+
+def case_burner():
+    asyncio.run(burner())
+
+
+async def hog_main():
+    stop = []
+
+    async def polite():
+        while not stop:
+            await asyncio.sleep(0)
+
+    ps = [asyncio.create_task(polite(), name="polite%d" % i) for i in range(3)]
+    await asyncio.sleep(0)
+    await burner()
+    stop.append(1)
+    await asyncio.gather(*ps)
+
+
+def case_hog():
+    asyncio.run(hog_main())
+
+
+async def leaf():
+    await asyncio.sleep(0)
+
+
+async def fan_out():
+    await asyncio.gather(leaf(), leaf())  # L1
+
+
+async def serve():
+    async with asyncio.TaskGroup() as tg:
+        tg.create_task(fan_out(), name="fan")  # L2
+
+
+async def start():
+    t = asyncio.create_task(serve(), name="serve")  # L3
+    await t
+
+
+def case_nested():
+    truth["lines"] = [line_of(t) for t in ("L4", "L3", "L2", "L1")]
+    asyncio.run(start())  # L4
+
+
+def case_threads():
+    async def worker(n):
+        async def w():
+            for _ in range(n):
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(asyncio.create_task(w(), name="w") for _ in range(3)))
+
+    ths = [threading.Thread(target=asyncio.run, args=(worker(200),), name=nm) for nm in ("loopA", "loopB")]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+
+
+def case_eager():
+    async def quick():
+        return 1
+
+    async def grandchild():
+        await asyncio.sleep(0)
+
+    async def child():
+        t0 = now()
+        burn(50_000_000)
+        b = now() - t0
+        g = asyncio.create_task(grandchild(), name="grandchild")  # an eager task inside an eager step
+        await asyncio.sleep(0.01)
+        await g
+        t0 = now()
+        burn(30_000_000)
+        truth["child_burn"] = b + now() - t0
+
+    async def parent():
+        asyncio.get_running_loop().set_task_factory(asyncio.eager_task_factory)
+        t0 = now()
+        burn(10_000_000)
+        b = now() - t0
+        c = asyncio.create_task(child(), name="child")
+        await asyncio.create_task(quick(), name="quick")  # finishes inside create_task
+        t0 = now()
+        burn(10_000_000)
+        truth["parent_burn"] = b + now() - t0
+        await c
+
+    asyncio.run(parent())
+
+
+def case_aggregate():
+    async def waiter(ev):
+        await ev.wait()
+
+    async def short():
+        pass
+
+    async def main():
+        ev = asyncio.Event()
+        ws = [asyncio.create_task(waiter(ev), name="waiter") for _ in range(50)]
+        await asyncio.sleep(0)
+        await mark("waiting")
+        ev.set()
+        await asyncio.gather(*ws)
+        for _ in range(10):
+            await asyncio.gather(*(asyncio.create_task(short(), name="short") for _ in range(100)))
+
+    asyncio.run(main())
+
+
+def case_fork():
+    async def before():
+        await asyncio.sleep(0)
+
+    asyncio.run(before())
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+
+        async def child_main():
+            ev = asyncio.Event()
+
+            async def held():
+                for _ in range(10):
+                    await asyncio.sleep(0)
+                await ev.wait()
+
+            h = asyncio.create_task(held(), name="held")
+            await asyncio.sleep(0.01)
+            os.write(w, ("%s\n" % asynctop_agent.socket_path()).encode())
+            await asyncio.get_running_loop().run_in_executor(None, wait_line, "child-exit")
+            ev.set()
+            await h
+
+        try:
+            asyncio.run(child_main())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        truth["child_path"] = f.readline().strip()
+    truth["child_pid"] = pid
+    say("child", pid, truth["child_path"])
+    os.waitpid(pid, 0)
+
+
+def case_fault():
+    from asynctop_agent import _core
+
+    calls = [0]
+    orig = _core._on_wake
+
+    def broken(loop, task, cb):
+        calls[0] += 1
+        if calls[0] == 100:
+            raise RuntimeError("injected agent bug")
+        return orig(loop, task, cb)
+
+    _core._on_wake = broken
+
+    async def work():
+        acc = 0
+        for i in range(1000):
+            await asyncio.sleep(0)
+            acc += i
+        return acc
+
+    async def main():
+        return sum(await asyncio.gather(*(work() for _ in range(3))))
+
+    truth["result"] = asyncio.run(main())
+    import asyncio.base_events as be
+    truth["restored"] = not getattr(be.BaseEventLoop.call_soon, "_asynctop", False)
+    truth["enabled"] = asynctop_agent.is_enabled()
+
+
+def case_uvloop():
+    import uvloop
+
+    async def main():
+        truth["loop"] = type(asyncio.get_running_loop()).__module__
+        truth["patched"] = getattr(uvloop.Loop.call_soon, "_asynctop", False)
+        await asyncio.gather(asyncio.create_task(spinner(), name="spin"),
+                             asyncio.create_task(burner(), name="burn"))
+
+    loop = uvloop.new_event_loop()
+    try:
+        loop.run_until_complete(main())
+    finally:
+        loop.close()
+
+
+def case_predate():
+    """Tasks created before the agent starts (start() is called inside the running loop)."""
+
+    go = []
+
+    async def old():
+        for _ in range(5):
+            await asyncio.sleep(0)
+        while not go:  # stays alive until the test's reader has seen it
+            await asyncio.sleep(0.001)
+
+        async def young():
+            await asyncio.sleep(0)
+
+        await asyncio.create_task(young(), name="young")  # Y1
+
+    async def main():
+        asynctop_agent.stop(final=False)  # the agent is off while "old" is created
+        t = asyncio.create_task(old(), name="old")
+        asynctop_agent.start()  # inside the running loop: existing tasks are adopted
+        await mark("restarted")
+        go.append(1)
+        await t
+
+    truth["line"] = line_of("Y1")
+    asyncio.run(main())
+
+
+def case_orphans():
+    """Tasks left pending in a closed loop are retired by the weak-reference finaliser."""
+    import gc
+    from asynctop_agent import _core
+
+    async def forever(fut):
+        await fut
+
+    async def spawn():
+        fut = asyncio.get_running_loop().create_future()
+        for _ in range(1000):
+            asyncio.create_task(forever(fut))
+        await asyncio.sleep(0)
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(spawn())
+    truth["live_before"] = len(_core.S.live)
+    loop.close()
+    del loop
+    gc.collect()
+    _core.reap_dead()
+    truth["live_after"] = len(_core.S.live)
+
+
+def case_overflow():
+    """Capped intern tables: past the cap, names read [other]."""
+    from asynctop_agent import _core
+
+    _core.MAX_INTERN = 40
+
+    async def nothing():
+        pass
+
+    async def main():
+        await asyncio.gather(*(asyncio.create_task(nothing(), name="n%d" % i) for i in range(100)))
+
+    asyncio.run(main())
+
+
+def case_idle():
+    async def main():
+        await mark("started")
+
+    asyncio.run(main())
+
+
+def main():
+    case = sys.argv[1]
+    path = asynctop_agent.start()
+    say("ready", path)
+    wait_line("go")
+    t0 = now()
+    globals()["case_" + case]()
+    truth["wall"] = now() - t0
+    say("done", json.dumps(truth))
+    wait_line("exit")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+/* Private to the asyncio adapter: where an agent's socket is (a pid, a path,
+ * or the only live agent of this user), and connecting to it with a timeout
+ * and a peer check (decisions §8). */
+#ifndef ASYNCTOP_ADAPTERS_ASYNCIO_ENDPOINT_H
+#define ASYNCTOP_ADAPTERS_ASYNCIO_ENDPOINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/base.h"
+#include "model/status.h"
+
+#define ASYNCIO_PATH_MAX   108 /* sun_path, NUL included */
+#define ASYNCIO_CANDIDATES 4
+
+/* A resolved endpoint: the socket paths to try in order, and the pid the
+ * peer must have (0 for an explicit path). */
+struct asyncio_endpoint {
+	char path[ASYNCIO_CANDIDATES][ASYNCIO_PATH_MAX];
+	size_t npaths;
+	long pid;      /* 0: given as a path */
+	long uid;      /* the target's effective uid; -1 when unknown */
+	char text[64]; /* how to name it: "pid 4242" or the path (cut) */
+};
+
+/* One live agent of this user, as listed for a choice. */
+struct asyncio_agent {
+	long pid;
+	uint64_t age_ns; /* since the process started; 0 when unknown */
+	char path[ASYNCIO_PATH_MAX];
+	char cmd[96]; /* its command line, spaces for NULs, cut */
+};
+
+/* Parses -e: a string of digits is a pid, resolved through /proc (its
+ * effective uid; then, from its environment, ASYNCTOP_SOCKET, then
+ * $XDG_RUNTIME_DIR/asynctop or /run/user/UID/asynctop, then
+ * /tmp/asynctop-UID); anything else is a socket path.  STATUS_INVAL for an
+ * empty, overlong or zero spec; STATUS_UNREACHABLE when the pid names no
+ * process (err gets a one-line reason).  Reads /proc; does not block otherwise.
+ */
+enum status asyncio_endpoint_parse(const char *spec,
+                                   struct asyncio_endpoint *ep, char *err,
+                                   size_t errsz) MUST_CHECK;
+
+/* The directories this user's agents may use, in order, deduplicated:
+ * $XDG_RUNTIME_DIR/asynctop, /run/user/UID/asynctop, /tmp/asynctop-UID.
+ * Writes up to max NUL-terminated paths into dirs; returns how many. */
+size_t asyncio_endpoint_dirs(char (*dirs)[ASYNCIO_PATH_MAX], size_t max);
+
+/* Lists the live agents in dirs (n of them): sockets named PID.sock whose
+ * process exists, has uid as its real or effective uid, and accepts a
+ * connection (stale sockets of dead or reused pids are skipped), each pid once,
+ * sorted by pid.  *out is an array of *count entries (free with mem_free; NULL
+ * when none). STATUS_NOMEM.  Reads /proc and the directories; connects without
+ * blocking. */
+enum status asyncio_endpoint_list(const char (*dirs)[ASYNCIO_PATH_MAX],
+                                  size_t n, long uid,
+                                  struct asyncio_agent **out,
+                                  size_t *count) MUST_CHECK;
+
+/* Formats agents as a table, "PID  AGE  COMMAND" then one line each,
+ * into dst (always NUL-terminated; lines past the room are summed up as
+ * "... and N more"). */
+void asyncio_endpoint_format_list(const struct asyncio_agent *a, size_t n,
+                                  char *dst, size_t size);
+
+/* Connects to the first candidate path that exists, waiting at most
+ * timeout_ns (a full backlog is retried) or until stop_fd (may be -1)
+ * is readable; then checks the peer's pid with SO_PEERCRED when ep->pid
+ * is set.  *fd is a blocking-free (O_NONBLOCK, close-on-exec) socket.
+ * STATUS_UNREACHABLE when no socket exists or the connection is refused
+ * (err says which paths were tried and why), STATUS_TIMEOUT,
+ * STATUS_STOPPED, STATUS_IO for other failures (a wrong peer pid).
+ * Blocks up to timeout_ns. */
+enum status asyncio_endpoint_connect(const struct asyncio_endpoint *ep,
+                                     uint64_t timeout_ns, int stop_fd, int *fd,
+                                     char *err, size_t errsz) MUST_CHECK;
+
+/* The process start time of pid in clock ticks after boot (/proc/PID/stat
+ * field 22), for detecting pid reuse; STATUS_IO when it cannot be read. */
+enum status asyncio_endpoint_start_ticks(long pid, uint64_t *out) MUST_CHECK;
+
+#endif
