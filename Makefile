@@ -69,7 +69,7 @@ LIBENCODE := $(O)/libencode.a
 # The public library: everything but main(), and no gRPC (decisions §6).
 LIBASYNCTOP := $(O)/libasynctop.a
 BIN       := $(O)/asynctop
-LIB_PKGS  := zlib libprotobuf-c
+LIB_PKGS  := zlib libprotobuf-c ncursesw
 TESTBIN   := $(O)/tests/check_asynctop
 PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
@@ -124,10 +124,12 @@ $(O)/adapters/%.o: adapters/%.c $(O)/.flags
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
+# No ncursesw cflags: Debian's add -D_XOPEN_SOURCE=600 against our 700, and
+# its header needs none.
 $(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(LIB_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
 	$(call msg,AR,$@)
@@ -176,7 +178,7 @@ $(LIBENCODE): $(ENCODE_OBJ)
 TEST_LIBS := $(if $(ADAPT_SRC)$(TUI_SRC),$(LIBASYNCTOP),$(LIBENCODE) $(LIBMODEL))
 $(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TEST_LIBS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(ENCODE_PKGS))
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(LIB_PKGS))
 
 # The pprof checker and the Go baseline build offline against Debian's
 # golang-github-google-pprof-dev, in GOPATH mode (docs/testing.md).
@@ -240,6 +242,10 @@ $(BENCHBIN): $(O)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(ENCODE_PKGS))
 
+$(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+
 $(GOBENCH): tests/bench/gobench/main.go
 	$(call msg,GO,$@)
 	@mkdir -p $(@D)
@@ -252,8 +258,9 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(GOBENCH)
+bench-run: $(BENCHBIN) $(GOBENCH) $(O)/tests/bench_viewer
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
+	$(Q)$(O)/tests/bench_viewer
 	$(Q)python3 adapters/asyncio/tests/bench_agent.py
 
 # ---- install ---------------------------------------------------------------

@@ -534,7 +534,7 @@ START_TEST(record_exit_2_usage)
 	ASSERT_ERR_HAS(&r, "-o FILE is required");
 	run_bin(&r, view);
 	ck_assert_int_eq(r.code, 2);
-	ASSERT_ERR_HAS(&r, "the live viewer is not there yet");
+	ASSERT_ERR_HAS(&r, "no adapter given");
 	run_bin(&r, clamp);
 	ck_assert_int_eq(r.code, 2);
 	ASSERT_ERR_HAS(&r, "asynctop: -w 90: windows are capped at 60 s; "

@@ -1,5 +1,5 @@
-/* Command-line parsing for asynctop: subcommands and record's options,
- * table-driven, C-locale numbers, one-line usage errors. */
+/* Command-line parsing for asynctop: subcommands, record's and the viewer's
+ * options, table-driven, C-locale numbers, one-line usage errors. */
 #include "tui/cli.h"
 
 #include <errno.h>
@@ -24,6 +24,11 @@ enum opt_id {
 	OPT_HELP,
 	OPT_MAX_BYTES,
 	OPT_MAX_SAMPLES,
+	OPT_REFRESH,
+	OPT_SAVE_DIR,
+	OPT_HISTORY,
+	OPT_EXIT_AFTER,
+	OPT_DUMP_SCREEN,
 };
 
 struct opt_def {
@@ -45,6 +50,11 @@ static const struct opt_def opt_defs[] = {
 	{ 'h', "help", false, OPT_HELP },
 	{ 0, "max-bytes", true, OPT_MAX_BYTES },
 	{ 0, "max-samples", true, OPT_MAX_SAMPLES },
+	{ 'r', "refresh", true, OPT_REFRESH },
+	{ 'd', "save-dir", true, OPT_SAVE_DIR },
+	{ 0, "history", true, OPT_HISTORY },
+	{ 0, "exit-after", true, OPT_EXIT_AFTER },
+	{ 0, "dump-screen", true, OPT_DUMP_SCREEN },
 };
 
 static const char *const format_names[] = {
@@ -151,6 +161,44 @@ enum status cli_parse_window(const char *s, uint64_t *ns, bool *clamped)
 	return STATUS_OK;
 }
 
+enum status cli_parse_hz(const char *s, uint64_t *ns)
+{
+	size_t digits = 0, dots = 0;
+	double hz;
+
+	for (const char *p = s; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digits++;
+		else if (*p == '.')
+			dots++;
+		else
+			return STATUS_INVAL;
+	}
+	if (!digits || dots > 1 || strtod_c(s, &hz) != STATUS_OK)
+		return STATUS_INVAL;
+	if (hz < CLI_HZ_MIN - 1e-9 || hz > CLI_HZ_MAX + 1e-9)
+		return STATUS_INVAL;
+	*ns = (uint64_t)(1e9 / hz + 0.5);
+	return STATUS_OK;
+}
+
+enum status cli_parse_size(const char *s, uint64_t *cols, uint64_t *rows)
+{
+	const char *x = strchr(s, 'x');
+	char c[16];
+
+	if (!x || (size_t)(x - s) >= sizeof(c))
+		return STATUS_INVAL;
+	memcpy(c, s, (size_t)(x - s));
+	c[x - s] = '\0';
+	if (cli_parse_u64(c, cols) != STATUS_OK ||
+	    cli_parse_u64(x + 1, rows) != STATUS_OK)
+		return STATUS_INVAL;
+	if (!*cols || !*rows || *cols > CLI_DUMP_MAX || *rows > CLI_DUMP_MAX)
+		return STATUS_INVAL;
+	return STATUS_OK;
+}
+
 static enum status usage(char *err, size_t errsz, const char *fmt, ...)
     PRINTF(3, 4);
 
@@ -191,6 +239,20 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 	uint64_t u;
 	enum status st;
 
+	if (o->cmd == CLI_RECORD &&
+	    (d->id == OPT_REFRESH || d->id == OPT_SAVE_DIR ||
+	     d->id == OPT_HISTORY || d->id == OPT_EXIT_AFTER ||
+	     d->id == OPT_DUMP_SCREEN))
+		return usage(err, errsz,
+		             "%s is an option of the live viewer, not of "
+		             "record",
+		             spelled);
+	if (o->cmd == CLI_VIEW && (d->id == OPT_COUNT || d->id == OPT_FORMAT ||
+	                           d->id == OPT_FORCE || d->id == OPT_OUTPUT))
+		return usage(err, errsz,
+		             "%s is an option of record, not of the live "
+		             "viewer (saves go to -d DIR)",
+		             spelled);
 	switch (d->id) {
 	case OPT_ADAPTER:
 		if (!*val)
@@ -267,6 +329,42 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 			o->limits.max_bytes = (size_t)u;
 		else
 			o->limits.max_samples = (size_t)u;
+		return STATUS_OK;
+	case OPT_REFRESH:
+		if (cli_parse_hz(val, &o->refresh_ns) != STATUS_OK)
+			return usage(err, errsz,
+			             "%s %s: the refresh is a frequency in Hz "
+			             "from 0.1 to 50 (e.g. 2)",
+			             spelled, val);
+		return STATUS_OK;
+	case OPT_SAVE_DIR:
+		if (!*val)
+			return usage(err, errsz, "%s needs a directory",
+			             spelled);
+		o->save_dir = val;
+		return STATUS_OK;
+	case OPT_HISTORY:
+		if (cli_parse_u64(val, &o->history) != STATUS_OK ||
+		    !o->history || o->history > 100000)
+			return usage(err, errsz,
+			             "%s %s: history is a number of windows "
+			             "from 1 to 100000",
+			             spelled, val);
+		return STATUS_OK;
+	case OPT_EXIT_AFTER:
+		if (cli_parse_u64(val, &o->exit_after) != STATUS_OK ||
+		    !o->exit_after)
+			return usage(err, errsz,
+			             "%s %s: expected a positive number of "
+			             "windows",
+			             spelled, val);
+		return STATUS_OK;
+	case OPT_DUMP_SCREEN:
+		if (cli_parse_size(val, &o->dump_cols, &o->dump_rows) !=
+		    STATUS_OK)
+			return usage(err, errsz,
+			             "%s %s: expected COLSxROWS, e.g. 80x24",
+			             spelled, val);
 		return STATUS_OK;
 	}
 	return STATUS_INVAL;
@@ -360,6 +458,9 @@ enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
 	o->metric = METRIC_IDLE;
 	o->limits.max_bytes = LOAD_MAX_BYTES_DEFAULT;
 	o->limits.max_samples = LOAD_MAX_SAMPLES_DEFAULT;
+	o->refresh_ns = 1000000000u;
+	o->save_dir = ".";
+	o->history = CLI_HISTORY_DEFAULT;
 	/* At most one endpoint per argument. */
 	o->endpoints =
 	    mem_calloc(argc > 0 ? (size_t)argc : 1, sizeof(*o->endpoints));

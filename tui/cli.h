@@ -15,7 +15,7 @@
 
 /* What the command line asks for. */
 enum cli_cmd {
-	CLI_VIEW,     /* no subcommand: the live viewer (not there yet) */
+	CLI_VIEW,     /* no subcommand: the live viewer */
 	CLI_RECORD,   /* asynctop record ... */
 	CLI_ADAPTERS, /* asynctop adapters */
 	CLI_HELP,     /* --help, -h, help [TOPIC], record --help */
@@ -54,7 +54,19 @@ struct opts {
 	size_t ncommand;
 	struct load_limits limits; /* --max-bytes, --max-samples (replay) */
 	char notice[160]; /* non-empty: a notice for stderr (e.g. clamping) */
+	/* the viewer's own options (refused by record) */
+	uint64_t refresh_ns;           /* -r HZ as a period; default 1 s */
+	const char *save_dir;          /* -d; default "." */
+	uint64_t history;              /* --history; default 120 */
+	uint64_t exit_after;           /* --exit-after N windows; 0: never */
+	uint64_t dump_cols, dump_rows; /* --dump-screen COLSxROWS; 0: none */
 };
+
+/* Viewer defaults and bounds. */
+#define CLI_HISTORY_DEFAULT 120
+#define CLI_HZ_MIN          0.1
+#define CLI_HZ_MAX          50.0
+#define CLI_DUMP_MAX        1000
 
 /* Parses argv (borrowed; it must outlive o) into o.  STATUS_OK; STATUS_INVAL
  * for a usage error with a one-line reason in err (always NUL-terminated);
@@ -72,6 +84,14 @@ void cli_free(struct opts *o);
  * are clamped (*clamped set); below 0.1 s is STATUS_INVAL.  C locale. */
 enum status cli_parse_window(const char *s, uint64_t *ns,
                              bool *clamped) MUST_CHECK;
+
+/* Parses a refresh frequency in Hz ("1", "0.5", "10"; CLI_HZ_MIN to
+ * CLI_HZ_MAX, C locale) into the period *ns.  STATUS_INVAL otherwise. */
+enum status cli_parse_hz(const char *s, uint64_t *ns) MUST_CHECK;
+
+/* Parses "COLSxROWS" (each 1 to CLI_DUMP_MAX).  STATUS_INVAL otherwise. */
+enum status cli_parse_size(const char *s, uint64_t *cols,
+                           uint64_t *rows) MUST_CHECK;
 
 /* Parses a non-negative decimal integer (digits only, fits uint64). */
 enum status cli_parse_u64(const char *s, uint64_t *out) MUST_CHECK;

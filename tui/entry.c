@@ -10,6 +10,7 @@
 #include "adapters/builtin.h"
 #include "adapters/custom.h"
 #include "model/base.h"
+#include "tui/app.h"
 #include "tui/cli.h"
 #include "tui/record.h"
 
@@ -20,7 +21,11 @@
 static void help_main(FILE *f, const char *prog)
 {
 	fprintf(f,
-	        "usage: %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
+	        "usage: %s [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] [-r HZ] "
+	        "[-m METRIC]\n"
+	        "          [-d SAVE_DIR] [--history N] [--exit-after N] "
+	        "[--dump-screen COLSxROWS]\n"
+	        "       %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
 	        "[-n COUNT]\n"
 	        "                 [-f pprof|collapsed|text] [-m METRIC] "
 	        "[--force] -o FILE\n"
@@ -40,10 +45,18 @@ static void help_main(FILE *f, const char *prog)
 	        "endpoints\n"
 	        "  help      this text, or 'help record'\n"
 	        "\n"
-	        "The live viewer (asynctop with no command) is not there yet: "
-	        "use record.\n"
-	        "See asynctop(1).\n",
-	        prog, prog, prog, prog);
+	        "The live viewer (no command) shows the windows as they come:\n"
+	        "  -a, -e, -w, -m    as for record (-m: the first weighting)\n"
+	        "  -r HZ             refresh frequency (default 1)\n"
+	        "  -d SAVE_DIR       where S and C save (default .)\n"
+	        "  --history N       windows kept (default 120)\n"
+	        "  --exit-after N    quit after N windows\n"
+	        "  --dump-screen COLSxROWS  no terminal: print the screen as "
+	        "text and exit\n"
+	        "                    (after --exit-after windows, or the "
+	        "source's end)\n"
+	        "Keys: ? in the viewer, or docs/keys.md.  See asynctop(1).\n",
+	        prog, prog, prog, prog, prog);
 }
 
 static void help_record(FILE *f, const char *prog)
@@ -168,12 +181,10 @@ static int dispatch(struct opts *o, const struct adapter_registry *reg,
 	case CLI_ADAPTERS:
 		return list_adapters(reg);
 	case CLI_VIEW:
-		fprintf(stderr,
-		        "%s: the live viewer is not there yet; use '%s record' "
-		        "to save windows\n\n",
-		        o->prog, o->prog);
-		help_main(stderr, o->prog);
-		return RECORD_EXIT_USAGE;
+		/* An embedder's only adapter is the default one. */
+		if (!o->adapter && n == 1)
+			o->adapter = adapters[0].name;
+		return app_run(o, reg, events, abandoned);
 	case CLI_RECORD:
 		/* An embedder's only adapter is the default one. */
 		if (!o->adapter && n == 1)

@@ -1,0 +1,484 @@
+/* Golden screens of the viewer, rendered headless at pinned sizes (80x24
+ * and a narrow 50x16) from scripted windows and actions: long, CJK, emoji
+ * and hostile frame names, history, help, filter, no data, unreachable;
+ * and the real binary's --dump-screen over replay files (REPLAY header).
+ * ASYNCTOP_UPDATE_GOLDEN=1 rewrites the files tests/data/screens/NAME.screen.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "encode/pprof.h"
+#include "encode/save.h"
+#include "encode/utf8.h"
+#include "model/model.h"
+#include "tests/util.h"
+#include "tui/app.h"
+#include "tui/screen_dump.h"
+
+#define T0   ((int64_t)1700000000 * 1000000000) /* 2023-11-14T22:13:20Z */
+#define SEC  ((int64_t)1000000000)
+#define FFFD "\xEF\xBF\xBD"
+#define HOSTILE_SHOWN                                                     \
+	"evil" FFFD "]0;pwned" FFFD FFFD "[2J" FFFD "31m" FFFD FFFD "nex" \
+	"t" FFFD
+
+struct row {
+	const char *frames[4]; /* root first */
+	const char *task;
+	uint64_t v[METRIC_COUNT];
+	uint64_t tasks;
+};
+
+static const struct row win1[] = {
+	{ { "app:main:88", "pool:worker:42" },
+	  "worker",
+	  { 250200000000u, 12100000, 3400000, 50, 50 },
+	  50 },
+	{ { "app:main:88", "app:poll_backend:31" },
+	  "poller",
+	  { 5000000000u, 200000, 100000, 17, 17 },
+	  1 },
+	{ { "app:main:91", "app:spin:12" },
+	  "spinner",
+	  { 2010000000u, 2960000000u, 41000000, 50100, 50100 },
+	  1 },
+	{ { "app:main:93",
+	    "a_really_long_module_name.with.many.parts:"
+	    "an_even_longer_function_name_that_never_ends:1234" },
+	  "long",
+	  { 1000000, 1000, 1000, 3, 3 },
+	  2 },
+	{ { "main", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E:\xE5\x87\xA6\xE7"
+	            "\x90\x86:7" },
+	  "\xE3\x82\xBF\xE3\x82\xB9\xE3\x82\xAF",
+	  { 700000000, 3000000, 10000, 9, 9 },
+	  3 },
+	{ { "main", "\xF0\x9F\x9A\x80 launch:\xF0\x9F\x94\xA5:1" },
+	  "emoji",
+	  { 400000000, 50000000, 20000, 120, 118 },
+	  1 },
+	{ { "main", "evil\x1b]0;pwned\x07\x1b[2J\x9b"
+	            "31m\r\nnext\xff" },
+	  "bad\x1b[5mtask",
+	  { 300000000, 1000, 0, 1, 1 },
+	  1 },
+};
+
+static const struct row win2[] = {
+	{ { "app:main:88", "pool:worker:42" },
+	  "worker",
+	  { 240000000000u, 9000000, 2000000, 40, 41 },
+	  48 },
+	{ { "app:main:91", "app:spin:12" },
+	  "spinner",
+	  { 1000000000u, 3990000000u, 60000000, 70000, 70000 },
+	  1 },
+	{ { "main", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E:\xE5\x87\xA6\xE7"
+	            "\x90\x86:7" },
+	  "\xE3\x82\xBF\xE3\x82\xB9\xE3\x82\xAF",
+	  { 800000000, 1000000, 10000, 4, 4 },
+	  3 },
+};
+
+static void commit_rows(struct app *a, const struct row *rows, size_t n,
+                        int64_t start)
+{
+	struct sample s[16];
+	struct strview f[16][4];
+	struct window_meta meta;
+	enum status st;
+
+	ck_assert_uint_le(n, 16);
+	for (size_t i = 0; i < n; i++) {
+		size_t d = 0;
+		while (d < 4 && rows[i].frames[d]) {
+			f[i][d] = sv_c(rows[i].frames[d]);
+			d++;
+		}
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].frames = f[i];
+		s[i].depth = d;
+		s[i].task = sv_c(rows[i].task);
+		memcpy(s[i].m.v, rows[i].v, sizeof(s[i].m.v));
+		s[i].tasks = rows[i].tasks;
+	}
+	memset(&meta, 0, sizeof(meta));
+	meta.time_nanos = start;
+	meta.duration_nanos = 5 * SEC;
+	meta.requested_nanos = 5 * SEC;
+	st = app_commit(a, s, n, &meta);
+	ck_assert(st == STATUS_OK || st == STATUS_EMPTY_WINDOW);
+}
+
+static void make_app(struct app *a)
+{
+	struct app_opts o;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	memset(&o, 0, sizeof(o));
+	o.prog = "asynctop";
+	o.adapter = "toyexec";
+	o.endpoint = "sim://golden";
+	o.window_ns = 5 * SEC;
+	o.refresh_ns = SEC;
+	o.metric = METRIC_IDLE;
+	o.save_dir = ".";
+	o.history = 120;
+	o.events = -1;
+	ck_assert_int_eq(app_init(a, &o), STATUS_OK);
+	app_set_now(a, 1000 * SEC);
+}
+
+/* Renders a at cols x rows and compares with tests/data/screens/name. */
+static void golden(struct app *a, size_t cols, size_t rows, const char *name)
+{
+	const char *data = getenv("ASYNCTOP_TESTDATA");
+	const char *update = getenv("ASYNCTOP_UPDATE_GOLDEN");
+	char path[1024];
+	struct buf have, want;
+
+	app_set_now(a, a->since_ns + (uint64_t)2600 * 1000000);
+	buf_init(&have);
+	buf_init(&want);
+	ck_assert_int_eq(screen_dump(a, cols, rows, &have), STATUS_OK);
+	buf_cstr(&have);
+	/* nothing raw: valid UTF-8, no control character but newlines */
+	ck_assert(utf8_valid(buf_view(&have)));
+	for (size_t i = 0; i < have.len; i++)
+		ck_assert_msg((unsigned char)have.data[i] >= 0x20 ||
+		                  have.data[i] == '\n',
+		              "%s: control byte 0x%02x", name,
+		              (unsigned char)have.data[i]);
+	ck_assert_ptr_null(strstr(have.data, "\xC2\x9B"));
+	if (!data || !*data) {
+		tu_skip(name, "ASYNCTOP_TESTDATA is not set (run via make)");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/screens/%s.screen", data, name);
+	if (update && *update)
+		ck_assert_int_eq(tu_write_file(path, have.data, have.len),
+		                 STATUS_OK);
+	ck_assert_msg(tu_read_file(path, &want) == STATUS_OK, "%s missing",
+	              path);
+	buf_cstr(&want);
+	ck_assert_msg(want.len == have.len &&
+	                  !memcmp(want.data, have.data, have.len),
+	              "%s differs; got:\n%s\nwanted:\n%s", name, have.data,
+	              want.data ? want.data : "");
+out:
+	buf_fini(&have);
+	buf_fini(&want);
+}
+
+/* The leaf of the first body row of a's screen (the text after SHARE). */
+static void first_row(struct app *a, char *dst, size_t size)
+{
+	struct buf out;
+	const char *p;
+	int line = 0;
+
+	buf_init(&out);
+	ck_assert_int_eq(screen_dump(a, 100, 24, &out), STATUS_OK);
+	buf_cstr(&out);
+	p = out.data;
+	while (line < RENDER_TOP_ROWS && (p = strchr(p, '\n')))
+		p++, line++;
+	ck_assert_ptr_nonnull(p);
+	p = strstr(p, "%  ");
+	ck_assert_ptr_nonnull(p);
+	p += 3;
+	snprintf(dst, size, "%.*s", (int)(strcspn(p, " \n")), p);
+	buf_fini(&out);
+}
+
+START_TEST(screens_live_and_weighting)
+{
+	struct app a;
+	char r[128];
+
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	first_row(&a, r, sizeof(r));
+	ck_assert_str_eq(r, "pool:worker:42");
+	app_do(&a, ACTION_DOWN);
+	golden(&a, 80, 24, "live_80x24");
+	golden(&a, 50, 16, "live_50x16");
+	golden(&a, 120, 30, "live_120x30");
+	/* busy: the spinner leads; the selection stays on its stack */
+	ck_assert_uint_eq(app_key(&a, 'b'), APP_REDRAW);
+	first_row(&a, r, sizeof(r));
+	ck_assert_str_eq(r, "app:spin:12");
+	ck_assert_uint_eq(a.v.sel, 4);
+	golden(&a, 80, 24, "busy_80x24");
+	app_key(&a, 'p');
+	first_row(&a, r, sizeof(r));
+	ck_assert_str_eq(r, "app:spin:12");
+	app_key(&a, 'I');
+	first_row(&a, r, sizeof(r));
+	/* the hostile name, every control replaced by U+FFFD */
+	ck_assert_msg(!strncmp(r, HOSTILE_SHOWN, strlen(HOSTILE_SHOWN)), "%s",
+	              r);
+	app_key(&a, KC_LEFT);
+	ck_assert_int_eq(a.v.metric, METRIC_SCHED);
+	/* mouse on the 80x24 screen last rendered (100x24 by first_row): a
+	 * click on the BUSY title weights by busy, a click on a row selects
+	 * it, the wheel moves */
+	ck_assert_uint_eq(app_mouse(&a, LAYOUT_DURATION_COLS + 2, 3, 0),
+	                  APP_REDRAW);
+	ck_assert_int_eq(a.v.metric, METRIC_BUSY);
+	app_key(&a, 'I');
+	ck_assert_uint_eq(app_mouse(&a, 60, RENDER_TOP_ROWS + 3, 0),
+	                  APP_REDRAW);
+	ck_assert_uint_eq(a.v.sel, 3);
+	app_mouse(&a, 0, 10, 1);
+	ck_assert_uint_eq(a.v.sel, 6);
+	app_mouse(&a, 0, 10, -1);
+	ck_assert_uint_eq(a.v.sel, 3);
+	ck_assert_uint_eq(app_mouse(&a, 5, 0, 0), 0);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(screens_history_pause_and_eviction)
+{
+	struct app a;
+
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	ck_assert_uint_eq(app_shown(&a)->seq, 2);
+	app_key(&a, '[');
+	ck_assert_int_eq(a.mode, APP_HISTORY);
+	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
+	golden(&a, 80, 24, "history_80x24");
+	app_key(&a, '[');
+	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	ck_assert_str_eq(a.status, "this is the oldest kept window");
+	app_key(&a, ']');
+	ck_assert_uint_eq(app_shown(&a)->seq, 2);
+	app_key(&a, 'L');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	ck_assert_uint_eq(app_shown(&a)->seq, 3);
+	app_key(&a, ' ');
+	ck_assert_int_eq(a.mode, APP_PAUSED);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0 + 15 * SEC);
+	ck_assert_uint_eq(app_shown(&a)->seq, 3);
+	golden(&a, 80, 24, "paused_80x24");
+	app_key(&a, ' ');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(screens_eviction_moves_to_oldest)
+{
+	struct app a;
+	struct app_opts o;
+
+	make_app(&a);
+	o = a.o;
+	app_fini(&a);
+	o.history = 2;
+	ck_assert_int_eq(app_init(&a, &o), STATUS_OK);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	app_key(&a, '[');
+	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
+	ck_assert_uint_eq(app_shown(&a)->seq, 2);
+	ck_assert_ptr_nonnull(strstr(a.notice, "left the history"));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(screens_empty_help_filter)
+{
+	struct app a;
+
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	commit_rows(&a, NULL, 0, T0 + 5 * SEC);
+	ck_assert(app_shown(&a)->empty);
+	golden(&a, 80, 24, "empty_80x24");
+	app_key(&a, '[');
+	app_key(&a, '?');
+	golden(&a, 80, 24, "help_80x24");
+	app_key(&a, '?');
+	app_key(&a, '/');
+	ck_assert(a.editing);
+	app_key(&a, 'W');
+	app_key(&a, 'o');
+	app_key(&a, 'r');
+	golden(&a, 80, 24, "filter_typing_80x24");
+	app_key(&a, KC_ENTER);
+	ck_assert(!a.editing);
+	ck_assert_uint_eq(a.v.order.n, 1);
+	golden(&a, 80, 24, "filter_80x24");
+	app_key(&a, KC_ESC);
+	ck_assert_uint_eq(a.v.order.n, ARRAY_SIZE(win1));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(screens_unreachable_and_states)
+{
+	struct app a;
+	struct worker_msg msg;
+
+	make_app(&a);
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = WORKER_STATE;
+	msg.state = SOURCE_RETRYING;
+	msg.retry_in_ns = 2500000000u;
+	app_take(&a, &msg);
+	msg.kind = WORKER_ERROR;
+	msg.err.st = STATUS_UNREACHABLE;
+	snprintf(msg.err.detail, sizeof(msg.err.detail),
+	         "connect: connection refused");
+	snprintf(msg.err.remediation, sizeof(msg.err.remediation),
+	         "start the service with TOY_PROFILING=1");
+	app_take(&a, &msg);
+	golden(&a, 80, 24, "unreachable_80x24");
+	/* a window makes it connected again */
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0);
+	ck_assert(a.have_state);
+	ck_assert_int_eq(a.state, SOURCE_CONNECTED);
+	golden(&a, 80, 24, "connected_80x24");
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(screens_save_names)
+{
+	struct app a;
+	char p[512];
+
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	ck_assert_int_eq(
+	    app_save_path(p, sizeof(p), "/d", "toyexec", app_shown(&a), -1),
+	    STATUS_OK);
+	ck_assert_str_eq(p, "/d/asynctop-toyexec-20231114T221320Z-w1.pb.gz");
+	ck_assert_int_eq(app_save_path(p, sizeof(p), "/d", "toyexec",
+	                               app_shown(&a), METRIC_BUSY),
+	                 STATUS_OK);
+	ck_assert_str_eq(p, "/d/asynctop-toyexec-20231114T221320Z-w1-busy."
+	                    "collapsedstack.txt");
+	ck_assert_int_eq(
+	    app_save_path(p, 20, "/d", "toyexec", app_shown(&a), -1),
+	    STATUS_INVAL);
+	/* without a saver, S says so rather than crash */
+	app_key(&a, 'S');
+	ck_assert_str_eq(a.status, "saving is not available");
+	ck_assert(a.status_error);
+	app_fini(&a);
+}
+END_TEST
+
+/* Writes window rows as a pprof file in dir. */
+static void write_profile(const char *dir, const char *name,
+                          const struct row *rows, size_t n, int64_t start)
+{
+	struct app a;
+	struct buf enc;
+	char path[1024], err[256];
+
+	make_app(&a);
+	commit_rows(&a, rows, n, start);
+	buf_init(&enc);
+	ck_assert_int_eq(pprof_encode(a.m, app_shown(&a), NULL, &enc),
+	                 STATUS_OK);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(
+	    save_file(path, enc.data, enc.len, NULL, NULL, 0, err, sizeof(err)),
+	    STATUS_OK);
+	buf_fini(&enc);
+	app_fini(&a);
+}
+
+START_TEST(screens_replay_dump_binary)
+{
+	const char *bin = getenv("ASYNCTOP_BIN");
+	const char *data = getenv("ASYNCTOP_TESTDATA");
+	const char *update = getenv("ASYNCTOP_UPDATE_GOLDEN");
+	char dir[512], out[700], golden_path[1024];
+	struct buf have, want;
+	pid_t pid;
+	int status;
+
+	if (!bin || !*bin || access(bin, X_OK) || !data) {
+		tu_skip("screens_replay_dump_binary",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	write_profile(dir, "b.pb.gz", win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	write_profile(dir, "a.pb.gz", win1, ARRAY_SIZE(win1), T0);
+	snprintf(out, sizeof(out), "%s/screen.out", dir);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		setenv("TZ", "UTC", 1);
+		unsetenv("ASYNCTOP_TEST_EVENTS");
+		alarm(60);
+		execl(bin, "asynctop", "-a", "replay", "-e", dir, "-m", "busy",
+		      "--dump-screen", "80x24", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		ck_assert_int_eq(errno, EINTR);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	buf_init(&have);
+	buf_init(&want);
+	ck_assert_int_eq(tu_read_file(out, &have), STATUS_OK);
+	buf_cstr(&have);
+	ck_assert_ptr_nonnull(strstr(have.data, "REPLAY"));
+	ck_assert_ptr_nonnull(strstr(have.data, "window 2/2"));
+	ck_assert_ptr_nonnull(strstr(have.data, "BUSY\xE2\x96\xBC"));
+	snprintf(golden_path, sizeof(golden_path),
+	         "%s/screens/replay_80x24.screen", data);
+	if (update && *update)
+		ck_assert_int_eq(
+		    tu_write_file(golden_path, have.data, have.len), STATUS_OK);
+	ck_assert_int_eq(tu_read_file(golden_path, &want), STATUS_OK);
+	buf_cstr(&want);
+	/* the header names the temporary directory: compare from line 2 */
+	ck_assert_str_eq(strchr(have.data, '\n'), strchr(want.data, '\n'));
+	buf_fini(&have);
+	buf_fini(&want);
+	tu_rmtree(dir);
+}
+END_TEST
+
+Suite *suite_viewer_screens(void);
+Suite *suite_viewer_screens(void)
+{
+	Suite *s = suite_create("viewer_screens");
+	TCase *tc = tcase_create("viewer_screens");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, screens_live_and_weighting);
+	tcase_add_test(tc, screens_history_pause_and_eviction);
+	tcase_add_test(tc, screens_eviction_moves_to_oldest);
+	tcase_add_test(tc, screens_empty_help_filter);
+	tcase_add_test(tc, screens_unreachable_and_states);
+	tcase_add_test(tc, screens_save_names);
+	tcase_add_test(tc, screens_replay_dump_binary);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,775 @@
+/* The viewer's state and behaviour, without the terminal: windows in,
+ * actions, saving (encode here, write on the saver thread), rendering. */
+#include "tui/app.h"
+
+#include <inttypes.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "encode/collapsed.h"
+#include "encode/pprof.h"
+#include "encode/utf8.h"
+#include "model/alloc.h"
+#include "tui/record.h"
+#include "tui/saver.h"
+
+#ifndef ASYNCTOP_VERSION
+#define ASYNCTOP_VERSION "unknown"
+#endif
+
+enum status app_init(struct app *a, const struct app_opts *o)
+{
+	struct model_limits lim;
+	enum status st;
+
+	memset(a, 0, sizeof(*a));
+	a->o = *o;
+	buf_init(&a->enc);
+	view_init(&a->v, o->metric);
+	view_init(&a->pv, o->metric);
+	model_limits_default(&lim);
+	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
+	st = model_new(&lim, &a->m);
+	if (st == STATUS_OK) {
+		lim.max_windows = 1;
+		st = model_new(&lim, &a->pm);
+	}
+	if (st != STATUS_OK) {
+		app_fini(a);
+		return st;
+	}
+	snprintf(a->title, sizeof(a->title), "asynctop \xC2\xB7 %s%s%s",
+	         o->adapter ? o->adapter : "?",
+	         o->endpoint && *o->endpoint ? " " : "",
+	         o->endpoint ? o->endpoint : "");
+	if (o->window_clamped)
+		snprintf(a->notice, sizeof(a->notice),
+		         "windows are capped at 60 s");
+	return STATUS_OK;
+}
+
+void app_fini(struct app *a)
+{
+	view_fini(&a->v);
+	view_fini(&a->pv);
+	model_free(a->m);
+	model_free(a->pm);
+	buf_fini(&a->enc);
+	a->m = a->pm = NULL;
+}
+
+void app_set_now(struct app *a, uint64_t now_ns)
+{
+	a->now_ns = now_ns;
+}
+
+const struct window *app_shown(const struct app *a)
+{
+	if (a->in_progress && a->have_progress)
+		return model_latest(a->pm);
+	if (a->mode == APP_LIVE)
+		return model_latest(a->m);
+	return model_window_seq(a->m, a->shown);
+}
+
+static struct view *cur_view(struct app *a)
+{
+	return a->in_progress && a->have_progress ? &a->pv : &a->v;
+}
+
+static const struct model *cur_model(const struct app *a)
+{
+	return a->in_progress && a->have_progress ? a->pm : a->m;
+}
+
+static void set_status(struct app *a, bool error, const char *fmt, ...)
+    PRINTF(3, 4);
+
+static void set_status(struct app *a, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->status, sizeof(a->status), fmt, ap);
+	va_end(ap);
+	a->status_error = error;
+}
+
+/* adapter_format_error with %g in the C locale (as record does). */
+static void word_error(struct app *a, const struct adapter_error *e,
+                       double seconds, char *dst, size_t size)
+{
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+
+	adapter_format_error(e, a->o.adapter ? a->o.adapter : "?",
+	                     a->o.endpoint, seconds, dst, size);
+	if (c) {
+		uselocale(old);
+		freelocale(c);
+	}
+}
+
+/* Rebuilds the rows of the shown window (selection kept by stack id). */
+static void refresh_view(struct app *a)
+{
+	struct view *v = cur_view(a);
+
+	if (view_build(v, cur_model(a), app_shown(a)) != STATUS_OK)
+		set_status(a, true, "out of memory sorting the rows");
+}
+
+/* The comments of a live window: the source's own, then ours (the idea of
+ * record.c's add_comments, kept here so record.c stays untouched). */
+struct comments {
+	const char *v[64];
+	char version[64], source[600], partial[320], dropped[64];
+};
+
+static void add_comments(const struct app *a, const struct window_meta *in,
+                         struct window_meta *out, struct comments *c)
+{
+	size_t n = 0;
+
+	*out = *in;
+	if (a->o.replay)
+		return;
+	for (size_t i = 0; i < in->ncomments && n < ARRAY_SIZE(c->v) - 4; i++)
+		c->v[n++] = in->comments[i];
+	snprintf(c->version, sizeof(c->version), "asynctop %s",
+	         ASYNCTOP_VERSION);
+	c->v[n++] = c->version;
+	snprintf(c->source, sizeof(c->source), "source: %s%s%s",
+	         a->o.adapter ? a->o.adapter : "?",
+	         a->o.endpoint && *a->o.endpoint ? " " : "",
+	         a->o.endpoint ? a->o.endpoint : "");
+	c->v[n++] = c->source;
+	if (in->partial) {
+		snprintf(c->partial, sizeof(c->partial), "partial: %s",
+		         in->reason && *in->reason ? in->reason : "cut short");
+		c->v[n++] = c->partial;
+	}
+	if (in->dropped) {
+		snprintf(c->dropped, sizeof(c->dropped),
+		         "dropped: %" PRIu64 " records", in->dropped);
+		c->v[n++] = c->dropped;
+	}
+	out->comments = c->v;
+	out->ncomments = n;
+}
+
+/* After a commit: follow LIVE, count arrivals, handle eviction. */
+static void after_commit(struct app *a, uint64_t index)
+{
+	a->since_ns = a->now_ns;
+	a->error[0] = '\0';
+	a->error_bad = false;
+	/* a window came: the source is reachable, whatever it reported */
+	if (!a->o.replay && (!a->have_state || a->state == SOURCE_CONNECTING ||
+	                     a->state == SOURCE_RETRYING)) {
+		a->have_state = true;
+		a->state = SOURCE_CONNECTED;
+	}
+	a->committed++;
+	record_event(a->o.events, "window %" PRIu64 " committed", index);
+	if (a->mode != APP_LIVE) {
+		a->arrived++;
+		if (!model_window_seq(a->m, a->shown)) {
+			const struct window *old = model_window(a->m, 0);
+			a->shown = old ? old->seq : 0;
+			snprintf(a->notice, sizeof(a->notice),
+			         "the shown window left the history; showing "
+			         "the oldest kept");
+		}
+	}
+	a->have_progress = false;
+	if (a->in_progress)
+		a->in_progress = false;
+	refresh_view(a);
+}
+
+static enum status fold_in(struct app *a, const struct worker_msg *msg,
+                           const struct sample *s, size_t n,
+                           const struct window_meta *meta, struct model *m)
+{
+	struct sample_sink sink = model_sink(m);
+	struct window_meta mm;
+	struct comments c;
+	enum status st = model_begin(m);
+
+	if (st != STATUS_OK)
+		return st;
+	if (msg)
+		st = worker_msg_feed(msg, &sink);
+	for (size_t i = 0; st == STATUS_OK && i < n; i++)
+		st = model_add(m, &s[i]);
+	if (st == STATUS_LIMIT)
+		st = STATUS_OK;
+	if (st == STATUS_OK) {
+		add_comments(a, meta, &mm, &c);
+		st = model_commit(m, &mm, NULL);
+	}
+	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW)
+		model_abort(m);
+	return st;
+}
+
+static void window_in(struct app *a, const struct worker_msg *msg,
+                      const struct sample *s, size_t n,
+                      const struct window_meta *meta, uint64_t index)
+{
+	enum status st = fold_in(a, msg, s, n, meta, a->m);
+
+	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW) {
+		set_status(a, true, "window %" PRIu64 " lost: %s", index,
+		           status_str(st));
+		return;
+	}
+	after_commit(a, index);
+}
+
+enum status app_commit(struct app *a, const struct sample *s, size_t n,
+                       const struct window_meta *meta)
+{
+	enum status st = fold_in(a, NULL, s, n, meta, a->m);
+
+	if (st == STATUS_OK || st == STATUS_EMPTY_WINDOW)
+		after_commit(a, a->committed + 1);
+	return st;
+}
+
+void app_take(struct app *a, const struct worker_msg *msg)
+{
+	switch (msg->kind) {
+	case WORKER_WINDOW:
+		window_in(a, msg, NULL, 0, &msg->meta, msg->index);
+		return;
+	case WORKER_PROGRESS:
+		if (fold_in(a, msg, NULL, 0, &msg->meta, a->pm) == STATUS_OK) {
+			a->have_progress = true;
+			if (a->in_progress)
+				refresh_view(a);
+		}
+		return;
+	case WORKER_STATE:
+		a->state = msg->state;
+		a->have_state = true;
+		a->retry_in_ns = msg->retry_in_ns;
+		if (msg->state == SOURCE_REPLAY)
+			a->o.replay = true;
+		record_event(a->o.events, "state %s",
+		             source_state_str(msg->state));
+		return;
+	case WORKER_ERROR:
+		word_error(a, &msg->err, 0.0, a->error, sizeof(a->error));
+		a->error_bad = msg->err.st == STATUS_UNREACHABLE ||
+		               msg->err.st == STATUS_TIMEOUT;
+		/* without a window the body shows it; else the status line */
+		if (model_latest(a->m))
+			set_status(a, true, "%s", a->error);
+		record_event(a->o.events, "error %s", a->error);
+		if (!a->o.replay)
+			a->since_ns = a->now_ns;
+		return;
+	case WORKER_DONE:
+		a->done = true;
+		if (msg->err.st != STATUS_OK) {
+			word_error(a, &msg->err, 0.0, a->error,
+			           sizeof(a->error));
+			set_status(a, true, "%s", a->error);
+		} else if (!a->o.replay) {
+			set_status(a, false,
+			           "the source ended; the history "
+			           "stays browsable");
+		}
+		record_event(a->o.events, "state done");
+		return;
+	}
+}
+
+/* ---- actions --------------------------------------------------------- */
+
+static unsigned set_metric(struct app *a, enum metric m)
+{
+	a->v.metric = m;
+	a->pv.metric = m;
+	refresh_view(a);
+	return APP_REDRAW;
+}
+
+static unsigned step(struct app *a, int dir)
+{
+	size_t n = model_window_count(a->m);
+	const struct window *cur = app_shown(a);
+	size_t pos = SIZE_MAX;
+
+	if (!n || !cur || a->in_progress)
+		return APP_REDRAW;
+	for (size_t i = 0; i < n; i++)
+		if (model_window(a->m, i)->seq == cur->seq)
+			pos = i;
+	if (pos == SIZE_MAX)
+		pos = n - 1;
+	if (dir < 0 && pos == 0) {
+		set_status(a, false, "this is the oldest kept window");
+		return APP_REDRAW;
+	}
+	if (dir > 0 && pos + 1 >= n) {
+		if (a->mode != APP_LIVE)
+			set_status(a, false,
+			           "this is the newest window; L "
+			           "goes live");
+		return APP_REDRAW;
+	}
+	pos = dir < 0 ? pos - 1 : pos + 1;
+	if (a->mode == APP_LIVE)
+		a->arrived = 0;
+	a->mode = APP_HISTORY;
+	a->shown = model_window(a->m, pos)->seq;
+	a->notice[0] = '\0';
+	refresh_view(a);
+	return APP_REDRAW;
+}
+
+static unsigned go_live(struct app *a)
+{
+	a->mode = APP_LIVE;
+	a->arrived = 0;
+	a->notice[0] = '\0';
+	refresh_view(a);
+	return APP_REDRAW;
+}
+
+static unsigned save(struct app *a, bool collapsed)
+{
+	const struct window *w = a->in_progress ? NULL : app_shown(a);
+	char path[4096 + 64];
+	enum status st;
+	char *data;
+	size_t len;
+
+	if (!w) {
+		set_status(a, true,
+		           a->in_progress ? "the window in progress cannot be "
+		                            "saved; o goes back"
+		                          : "no window to save yet");
+		return APP_REDRAW;
+	}
+	if (w->empty) {
+		set_status(a, true,
+		           "window %" PRIu64 " has no task data: "
+		           "nothing to save",
+		           w->seq);
+		return APP_REDRAW;
+	}
+	if (!a->saver) {
+		set_status(a, true, "saving is not available");
+		return APP_REDRAW;
+	}
+	st = app_save_path(path, sizeof(path), a->o.save_dir, a->o.adapter, w,
+	                   collapsed ? (int)a->v.metric : -1);
+	if (st != STATUS_OK) {
+		set_status(a, true, "the save directory's name is too long");
+		return APP_REDRAW;
+	}
+	buf_reset(&a->enc);
+	st = collapsed ? collapsed_encode(a->m, w, a->v.metric, &a->enc)
+	               : pprof_encode(a->m, w, NULL, &a->enc);
+	if (st == STATUS_OK)
+		st = buf_status(&a->enc);
+	if (st != STATUS_OK) {
+		set_status(a, true, "cannot encode window %" PRIu64 ": %s",
+		           w->seq, status_str(st));
+		return APP_REDRAW;
+	}
+	data = buf_detach(&a->enc, &len);
+	if (!data) {
+		data = mem_alloc(1);
+		len = 0;
+		if (!data) {
+			set_status(a, true, "out of memory");
+			return APP_REDRAW;
+		}
+	}
+	st = saver_submit(a->saver, path, data, len, collapsed ? -1 : 6);
+	if (st != STATUS_OK) {
+		set_status(a, true, "cannot save: %s", status_str(st));
+		return APP_REDRAW;
+	}
+	set_status(a, false, "saving\xE2\x80\xA6 %s", path);
+	return APP_REDRAW;
+}
+
+unsigned app_do(struct app *a, enum action act)
+{
+	struct view *v = cur_view(a);
+	long page = (long)(v->page > 1 ? v->page - 1 : 1);
+
+	record_event(a->o.events, "action %s", action_name(act));
+	if (a->help && act >= ACTION_UP && act <= ACTION_BOTTOM) {
+		size_t n = ACTION_COUNT - 1;
+		if (act == ACTION_UP || act == ACTION_PAGE_UP ||
+		    act == ACTION_TOP)
+			a->help_top = act == ACTION_TOP || a->help_top < 5
+			                  ? 0
+			                  : a->help_top - 5;
+		else
+			a->help_top =
+			    act == ACTION_BOTTOM || a->help_top + 5 >= n
+			        ? n - 1
+			        : a->help_top + 5;
+		return APP_REDRAW;
+	}
+	if (act != ACTION_HELP && act != ACTION_REDRAW)
+		a->help = false;
+	switch (act) {
+	case ACTION_NONE:
+		return 0;
+	case ACTION_WEIGHT_IDLE:
+	case ACTION_WEIGHT_BUSY:
+	case ACTION_WEIGHT_SCHED:
+	case ACTION_WEIGHT_POLLS:
+	case ACTION_WEIGHT_WAKES:
+		return set_metric(a, (enum metric)(act - ACTION_WEIGHT_IDLE));
+	case ACTION_WEIGHT_NEXT:
+		return set_metric(
+		    a, (enum metric)((a->v.metric + 1) % METRIC_COUNT));
+	case ACTION_WEIGHT_PREV:
+		return set_metric(
+		    a, (enum metric)((a->v.metric + METRIC_COUNT - 1) %
+		                     METRIC_COUNT));
+	case ACTION_INVERT:
+		a->v.ascending = !a->v.ascending;
+		a->pv.ascending = a->v.ascending;
+		refresh_view(a);
+		return APP_REDRAW;
+	case ACTION_UP:
+		view_move(v, -1);
+		return APP_REDRAW;
+	case ACTION_DOWN:
+		view_move(v, 1);
+		return APP_REDRAW;
+	case ACTION_PAGE_UP:
+		view_move(v, -page);
+		return APP_REDRAW;
+	case ACTION_PAGE_DOWN:
+		view_move(v, page);
+		return APP_REDRAW;
+	case ACTION_TOP:
+		view_select(v, 0);
+		return APP_REDRAW;
+	case ACTION_BOTTOM:
+		view_select(v, v->order.n ? v->order.n - 1 : 0);
+		return APP_REDRAW;
+	case ACTION_HIST_BACK:
+		return step(a, -1);
+	case ACTION_HIST_FWD:
+		return step(a, 1);
+	case ACTION_LIVE:
+		a->in_progress = false;
+		return go_live(a);
+	case ACTION_PAUSE:
+		if (a->mode != APP_LIVE)
+			return go_live(a);
+		if (!model_latest(a->m))
+			return APP_REDRAW;
+		a->mode = APP_PAUSED;
+		a->shown = model_latest(a->m)->seq;
+		a->arrived = 0;
+		refresh_view(a);
+		return APP_REDRAW;
+	case ACTION_PROGRESS:
+		if (!a->in_progress && !a->have_progress) {
+			set_status(a, false,
+			           a->o.replay ? "replay has no window in "
+			                         "progress"
+			                       : "no partial figures from this "
+			                         "source yet");
+			return APP_REDRAW;
+		}
+		a->in_progress = !a->in_progress;
+		refresh_view(a);
+		return APP_REDRAW;
+	case ACTION_SAVE_PPROF:
+		return save(a, false);
+	case ACTION_SAVE_COLLAPSED:
+		return save(a, true);
+	case ACTION_FILTER:
+		a->editing = true;
+		return APP_REDRAW;
+	case ACTION_HELP:
+		a->help = !a->help;
+		a->help_top = 0;
+		return APP_REDRAW;
+	case ACTION_REDRAW:
+		return APP_REDRAW | APP_REPAINT;
+	case ACTION_SUSPEND:
+		return APP_SUSPEND;
+	case ACTION_QUIT:
+		return APP_QUIT;
+	case ACTION_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static void filter_changed(struct app *a)
+{
+	memcpy(a->pv.filter, a->v.filter, sizeof(a->v.filter));
+	a->pv.filter_len = a->v.filter_len;
+	refresh_view(a);
+}
+
+static unsigned edit_filter(struct app *a, int key)
+{
+	struct view *v = &a->v;
+
+	if (key == KC_ESC) {
+		v->filter_len = 0;
+		v->filter[0] = '\0';
+		a->editing = false;
+		filter_changed(a);
+		return APP_REDRAW;
+	}
+	if (key == KC_ENTER || key == '\r' || key == '\n') {
+		a->editing = false;
+		return APP_REDRAW;
+	}
+	if (key == KC_BACKSPACE || key == 0x7f || key == 0x08) {
+		/* drop one whole UTF-8 character */
+		while (v->filter_len &&
+		       ((unsigned char)v->filter[--v->filter_len] & 0xC0) ==
+		           0x80)
+			;
+		v->filter[v->filter_len] = '\0';
+		filter_changed(a);
+		return APP_REDRAW;
+	}
+	if (key >= 0x20 && key < 0x110000 && !utf8_is_control((uint32_t)key)) {
+		char enc[4];
+		size_t n;
+		uint32_t c = (uint32_t)key;
+
+		if (c < 0x80) {
+			enc[0] = (char)c;
+			n = 1;
+		} else if (c < 0x800) {
+			enc[0] = (char)(0xC0 | (c >> 6));
+			enc[1] = (char)(0x80 | (c & 0x3F));
+			n = 2;
+		} else if (c < 0x10000) {
+			enc[0] = (char)(0xE0 | (c >> 12));
+			enc[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+			enc[2] = (char)(0x80 | (c & 0x3F));
+			n = 3;
+		} else {
+			enc[0] = (char)(0xF0 | (c >> 18));
+			enc[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+			enc[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+			enc[3] = (char)(0x80 | (c & 0x3F));
+			n = 4;
+		}
+		if (v->filter_len + n < sizeof(v->filter)) {
+			memcpy(v->filter + v->filter_len, enc, n);
+			v->filter_len += n;
+			v->filter[v->filter_len] = '\0';
+			filter_changed(a);
+		}
+		return APP_REDRAW;
+	}
+	return 0;
+}
+
+unsigned app_key(struct app *a, int key)
+{
+	if (key == KC_RESIZE)
+		return APP_REDRAW;
+	if (a->editing)
+		return edit_filter(a, key);
+	if (key == KC_ESC) {
+		if (a->help) {
+			a->help = false;
+			return APP_REDRAW;
+		}
+		if (a->v.filter_len) {
+			a->v.filter_len = 0;
+			a->v.filter[0] = '\0';
+			filter_changed(a);
+			return APP_REDRAW;
+		}
+		return 0;
+	}
+	return app_do(a, keymap_lookup(key));
+}
+
+unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel)
+{
+	struct view *v = cur_view(a);
+	struct layout lay;
+
+	if (wheel) {
+		view_move(v, wheel * 3);
+		return APP_REDRAW;
+	}
+	if (y == RENDER_TOP_ROWS - 1) {
+		size_t col = 0;
+
+		layout_compute(a->cols, a->v.metric, &lay);
+		for (int i = 0; i < METRIC_COUNT; i++) {
+			size_t w;
+			if (!lay.metric[i])
+				continue;
+			w = metric_is_duration((enum metric)i)
+			        ? LAYOUT_DURATION_COLS
+			        : LAYOUT_COUNT_COLS;
+			if (x >= col && x < col + w)
+				return app_do(
+				    a, (enum action)(ACTION_WEIGHT_IDLE + i));
+			col += w;
+		}
+		return 0;
+	}
+	if (y >= RENDER_TOP_ROWS && a->rows > RENDER_BOTTOM_ROWS &&
+	    y < a->rows - RENDER_BOTTOM_ROWS) {
+		view_select(v, v->top + (y - RENDER_TOP_ROWS));
+		return APP_REDRAW;
+	}
+	return 0;
+}
+
+/* ---- rendering --------------------------------------------------------- */
+
+static void state_text(const struct app *a, char *dst, size_t size)
+{
+	if (a->o.replay) {
+		snprintf(dst, size, "REPLAY");
+		return;
+	}
+	if (a->done) {
+		snprintf(dst, size, "source ended");
+		return;
+	}
+	if (a->error_bad && !a->have_state) {
+		snprintf(dst, size, "unreachable");
+		return;
+	}
+	if (!a->have_state) {
+		snprintf(dst, size, "%s",
+		         a->error_bad ? "unreachable" : "connecting");
+		return;
+	}
+	if (a->state == SOURCE_RETRYING)
+		snprintf(dst, size, "retrying in %" PRIu64 " s",
+		         (a->retry_in_ns + 999999999u) / 1000000000u);
+	else
+		snprintf(dst, size, "%s", source_state_str(a->state));
+}
+
+enum status app_render(struct app *a, struct screen *s)
+{
+	struct render_in in;
+	char state[64], mode[96], line2[128];
+	const struct window *w = app_shown(a);
+	struct view *v = cur_view(a);
+	size_t n = model_window_count(a->m);
+
+	a->rows = s->rows;
+	a->cols = s->cols;
+	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)
+		view_set_page(v,
+		              s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS);
+	memset(&in, 0, sizeof(in));
+	in.m = cur_model(a);
+	in.w = w;
+	in.v = v;
+	in.title = a->title;
+	state_text(a, state, sizeof(state));
+	in.state = state;
+	in.state_bad = a->error_bad || (a->done && !a->o.replay);
+	in.win_count = n;
+	for (size_t i = 0; w && !a->in_progress && i < n; i++)
+		if (model_window(a->m, i)->seq == w->seq)
+			in.win_pos = i + 1;
+	switch (a->mode) {
+	case APP_LIVE:
+		snprintf(mode, sizeof(mode), "%s",
+		         a->o.replay ? "LATEST" : "LIVE");
+		break;
+	case APP_PAUSED:
+		if (a->arrived)
+			snprintf(mode, sizeof(mode),
+			         "PAUSED \xC2\xB7 %" PRIu64 " new", a->arrived);
+		else
+			snprintf(mode, sizeof(mode), "PAUSED");
+		break;
+	case APP_HISTORY:
+		if (a->arrived && !a->o.replay)
+			snprintf(mode, sizeof(mode),
+			         "HISTORY \xC2\xB7 %" PRIu64 " new",
+			         a->arrived);
+		else
+			snprintf(mode, sizeof(mode), "HISTORY");
+		break;
+	}
+	in.mode = mode;
+	in.in_progress = a->in_progress && a->have_progress;
+	if (a->o.replay) {
+		snprintf(line2, sizeof(line2), "replay: %zu window%s kept", n,
+		         n == 1 ? "" : "s");
+		in.line2 = line2;
+	} else if (!a->done) {
+		in.collecting = true;
+		in.window_ns = a->o.window_ns;
+		in.progress_ns =
+		    a->now_ns > a->since_ns ? a->now_ns - a->since_ns : 0;
+	}
+	in.notice = a->notice[0] ? a->notice : NULL;
+	in.status = a->status[0] ? a->status : NULL;
+	in.status_error = a->status_error;
+	if (!w) {
+		in.message = a->error[0] ? a->error
+		             : a->done   ? "the source ended without a window"
+		                         : NULL;
+	} else if (w->empty) {
+		struct adapter_error e;
+		memset(&e, 0, sizeof(e));
+		e.st = STATUS_EMPTY_WINDOW;
+		word_error(a, &e,
+		           w->meta.duration_nanos > 0
+		               ? (double)w->meta.duration_nanos / 1e9
+		               : 0.0,
+		           a->message, sizeof(a->message));
+		in.message = a->message;
+	}
+	in.editing = a->editing;
+	in.help = a->help;
+	in.help_top = a->help_top;
+	in.flags = a->flags;
+	return render_screen(&in, s);
+}
+
+enum status app_save_path(char *dst, size_t size, const char *dir,
+                          const char *adapter, const struct window *w,
+                          int metric)
+{
+	time_t t = (time_t)(w->meta.time_nanos / 1000000000);
+	struct tm tm;
+	char when[32];
+	int n;
+
+	if (w->meta.time_nanos <= 0 || !gmtime_r(&t, &tm) ||
+	    !strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm))
+		snprintf(when, sizeof(when), "00000000T000000Z");
+	if (metric >= 0)
+		n = snprintf(
+		    dst, size,
+		    "%s/asynctop-%s-%s-w%" PRIu64 "-%s.collapsedstack.txt", dir,
+		    adapter, when, w->seq, metric_name((enum metric)metric));
+	else
+		n = snprintf(dst, size, "%s/asynctop-%s-%s-w%" PRIu64 ".pb.gz",
+		             dir, adapter, when, w->seq);
+	return n < 0 || (size_t)n >= size ? STATUS_INVAL : STATUS_OK;
+}

@@ -1,0 +1,140 @@
+/* The live viewer: its state (model, view, mode, status), the actions of
+ * the keymap, the worker's messages, and the single poll() loop over the
+ * tty, the signal self-pipe, the worker and the saver (app_loop.c).
+ * Only the main thread touches any of it (decisions §1). */
+#ifndef ASYNCTOP_TUI_APP_H
+#define ASYNCTOP_TUI_APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "adapters/adapter.h"
+#include "adapters/worker.h"
+#include "model/base.h"
+#include "model/buf.h"
+#include "model/metric.h"
+#include "model/model.h"
+#include "model/sample.h"
+#include "model/status.h"
+#include "tui/cli.h"
+#include "tui/keymap.h"
+#include "tui/render.h"
+#include "tui/view.h"
+
+struct saver;
+
+/* What the viewer was asked for (copied from struct opts). */
+struct app_opts {
+	const char *prog;
+	const char *adapter;  /* the adapter's name, for titles and files */
+	const char *endpoint; /* what the header shows ("" for none) */
+	uint64_t window_ns;
+	bool window_clamped;
+	uint64_t refresh_ns; /* 1/HZ */
+	enum metric metric;
+	const char *save_dir; /* "." by default */
+	size_t history;       /* windows kept */
+	uint64_t exit_after;  /* windows; 0: never */
+	bool replay;          /* a finite source: header says REPLAY */
+	int events;           /* test event channel, -1 for none */
+};
+
+enum app_mode {
+	APP_LIVE,    /* the newest complete window */
+	APP_PAUSED,  /* frozen on one window; new ones go to history */
+	APP_HISTORY, /* stepping with [ ] */
+};
+
+/* Reactions of an action, for the loop. */
+enum app_react {
+	APP_REDRAW = 1u << 0,
+	APP_QUIT = 1u << 1,
+	APP_SUSPEND = 1u << 2,
+	APP_REPAINT = 1u << 3, /* clear the terminal and draw everything */
+};
+
+struct app {
+	struct app_opts o;
+	struct model *m;
+	struct model *pm; /* the window in progress (its own ids) */
+	struct view v;
+	struct view pv; /* the view of pm */
+	struct saver *saver;
+	enum app_mode mode;
+	uint64_t shown;     /* seq of the shown window, when not LIVE */
+	uint64_t arrived;   /* windows arrived while not LIVE */
+	uint64_t committed; /* windows committed (exit-after counts them) */
+	bool in_progress;   /* 'o': show the window in progress */
+	bool have_progress; /* pm holds a window in progress */
+	bool help, editing;
+	size_t help_top; /* first help line shown (the help scrolls) */
+	bool done;       /* the worker ended */
+	enum source_state state;
+	bool have_state;
+	uint64_t retry_in_ns;
+	uint64_t since_ns; /* monotonic start of the window being collected */
+	uint64_t now_ns;
+	char title[512];
+	char error[2048]; /* the last source error, worded (body / status) */
+	bool error_bad;   /* unreachable or lost */
+	char status[4400];
+	bool status_error;
+	char notice[256];
+	char message[2048]; /* body text for the shown empty window */
+	struct buf enc;     /* encoding scratch */
+	size_t rows, cols;  /* last rendered size */
+	unsigned flags;     /* enum utf8_flags for the terminal */
+};
+
+/* Sets up a's state for o (copied; its strings borrowed): models bounded
+ * by o->history, the view, no source yet.  STATUS_NOMEM.  Does not block. */
+enum status app_init(struct app *a, const struct app_opts *o) MUST_CHECK;
+/* Frees what app_init and later calls made (not a source or saver). */
+void app_fini(struct app *a);
+
+/* Takes one message of the worker (borrowed): folds windows into the
+ * model (comments added as record does), progress into the in-progress
+ * model, states and errors into the header and status line. */
+void app_take(struct app *a, const struct worker_msg *msg);
+
+/* Commits samples (borrowed) as a window with meta (borrowed), as a
+ * WORKER_WINDOW message would; for tests and replay-like feeds.
+ * Returns the model's status (STATUS_EMPTY_WINDOW is kept, not an error). */
+enum status app_commit(struct app *a, const struct sample *s, size_t n,
+                       const struct window_meta *meta) MUST_CHECK;
+
+/* Maps a key (enum key or code point) to an action, or edits the filter
+ * while its prompt is open; returns enum app_react flags. */
+unsigned app_key(struct app *a, int key);
+/* Does one action; returns enum app_react flags. */
+unsigned app_do(struct app *a, enum action act);
+/* A mouse event at (x, y): button 1 press, or the wheel (dir -1 up,
+ * +1 down, 0 for a click).  Returns enum app_react flags. */
+unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel);
+
+/* Sets the clock the header's progress uses (monotonic ns). */
+void app_set_now(struct app *a, uint64_t now_ns);
+
+/* The shown window, or NULL. */
+const struct window *app_shown(const struct app *a);
+
+/* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
+enum status app_render(struct app *a, struct screen *s) MUST_CHECK;
+
+/* The save file name of decisions §10 for window w into dst:
+ * DIR/asynctop-ADAPTER-YYYYmmddTHHMMSSZ-wN.pb.gz, or with metric (>= 0)
+ * DIR/...-wN-METRIC.collapsedstack.txt.  STATUS_INVAL when dst is short. */
+enum status app_save_path(char *dst, size_t size, const char *dir,
+                          const char *adapter, const struct window *w,
+                          int metric) MUST_CHECK;
+
+/* Runs the viewer as o (borrowed) says with the adapters of reg: opens the
+ * source, starts its worker, and runs the loop on /dev/tty, or, with
+ * --dump-screen, headless until --exit-after windows (or the source's
+ * end), then prints the screen as text on stdout.  Returns an exit status
+ * (enum record_exit).  *abandoned as record_run.  Blocks until quit. */
+int app_run(const struct opts *o, const struct adapter_registry *reg,
+            int events, bool *abandoned);
+
+#endif

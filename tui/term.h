@@ -1,0 +1,62 @@
+/* The terminal: curses on /dev/tty (stdin and stdout stay free), raw mode,
+ * colours or monochrome (NO_COLOR), the signal self-pipe, resize and
+ * suspend, and a reset that also runs from crash signals (precomputed,
+ * async-signal-safe: write + tcsetattr, no curses in handlers). */
+#ifndef ASYNCTOP_TUI_TERM_H
+#define ASYNCTOP_TUI_TERM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/base.h"
+#include "model/status.h"
+#include "tui/render.h"
+
+struct term {
+	int fd;       /* /dev/tty */
+	void *in;     /* FILE * curses reads */
+	void *out;    /* FILE * curses writes */
+	void *screen; /* SCREEN * */
+	bool color;   /* colours in use */
+	bool utf8;    /* the codeset is UTF-8 */
+	bool open;
+	size_t cols, rows;
+	int attrs[EL_COUNT]; /* curses attributes per element */
+};
+
+/* Installs the self-pipe handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGWINCH, SIGTSTP and SIGCONT (each writes its number as one byte) and
+ * ignores SIGPIPE.  Returns the read end (non-blocking) or -1. */
+int term_signals_install(void);
+/* Puts back the previous dispositions and closes the pipe. */
+void term_signals_restore(void);
+
+/* Opens curses on /dev/tty: raw, no echo, keypad, mouse, ESC delay 25 ms,
+ * invisible cursor, colours unless NO_COLOR is set and non-empty or the
+ * terminal has none; alternate screen.  Saves the tty's termios and the
+ * reset string first and installs the crash handlers (SEGV, BUS, FPE,
+ * ILL, ABRT).  STATUS_IO with the reason in err when there is no
+ * terminal. */
+enum status term_open(struct term *t, char *err, size_t errsz) MUST_CHECK;
+
+/* Restores the terminal (endwin, termios) and the crash handlers. */
+void term_close(struct term *t);
+
+/* Leaves curses, stops the process (SIGTSTP), and comes back on SIGCONT. */
+void term_suspend(struct term *t);
+
+/* Reads the tty's size and resizes curses to it. */
+void term_resize(struct term *t);
+
+/* Input events of term_read. */
+enum term_input {
+	TERM_NONE,  /* nothing waiting */
+	TERM_KEY,   /* *key set (enum key or a code point) */
+	TERM_MOUSE, /* *x, *y, *wheel set */
+};
+
+/* Takes one input without blocking. */
+enum term_input term_read(struct term *t, int *key, size_t *x, size_t *y,
+                          int *wheel);
+
+#endif
