@@ -117,7 +117,9 @@ class State:
         self.need_server = False  # a forked child opens its endpoint at its next new task
         self.tls = threading.local()
         self.skip_dirs = [_ASYNCIO_DIR, _AGENT_DIR]
-        self.skip_files = {runpy.__file__}
+        # runpy runs `-m asynctop_agent app.py`; since 3.11 it is a frozen module whose
+        # frames name "<frozen runpy>", not its file.
+        self.skip_files = {runpy.__file__, "<frozen runpy>"}
         self.on_first_task = None  # callable, set by the package (launch rendezvous hook)
         self.on_fault = None
         self.uvloop_patched = False

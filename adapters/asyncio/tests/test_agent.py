@@ -47,7 +47,7 @@ def interpreter(check):
 class Child:
     """A workload process and its line protocol (see workload.py)."""
 
-    def __init__(self, test, case, env=None, python=None):
+    def __init__(self, test, case, env=None, python=None, launcher=False):
         self.tmp = tempfile.mkdtemp(prefix="atest-")
         test.addCleanup(shutil.rmtree, self.tmp, True)
         e = dict(os.environ)
@@ -57,7 +57,9 @@ class Child:
         # stderr goes to a file: a pipe nobody drains could fill up and block the workload.
         self.errf = tempfile.TemporaryFile()
         test.addCleanup(self.errf.close)
-        self.p = subprocess.Popen([python or sys.executable, WORKLOAD, case], stdin=subprocess.PIPE,
+        # launcher: started as `python3 -m asynctop_agent workload.py`, as operators do.
+        argv = [python or sys.executable] + (["-m", "asynctop_agent"] if launcher else [])
+        self.p = subprocess.Popen(argv + [WORKLOAD, case], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.errf, env=e)
         test.addCleanup(self.kill)
         self.buf = b""
@@ -129,9 +131,9 @@ class AgentCase(unittest.TestCase):
         r.do_hello()
         return r
 
-    def run_window(self, case, env=None, python=None):
+    def run_window(self, case, env=None, python=None, launcher=False):
         """Boundary A, the workload, boundary B: returns (reader, a, b, truth, child)."""
-        c = Child(self, case, env, python)
+        c = Child(self, case, env, python, launcher)
         r = self.reader(c.path)
         a = r.read()
         c.send("go")
@@ -233,6 +235,16 @@ class Structure(AgentCase):
             self.assertEqual(stack[0].split(":")[1], "<module>")
             self.assertFalse([f for f in stack if f.startswith("asyncio") or f.startswith("asynctop_agent")])
         self.assertEqual(r.stack_text(main.stack)[-1], want[0])
+
+    def test_launcher_frames_stay_out_of_stacks(self):
+        # `python3 -m asynctop_agent app.py` runs the app through runpy (a frozen module
+        # since 3.11): none of that belongs in a spawn stack, which starts at the app.
+        r, a, b, truth, _ = self.run_window("nested", launcher=True)
+        for leaf in r.find("leaf"):
+            stack = r.stack_text(leaf.stack)
+            self.assertEqual(stack[0].split(":")[:2], ["workload", "<module>"], stack)
+            self.assertFalse([f for f in stack if f.split(":")[0] in ("runpy", "asynctop_agent")],
+                             stack)
 
     def test_threads_two_loops(self):
         r, a, b, _, _ = self.run_window("threads")
