@@ -53,6 +53,8 @@ class Child:
         e = dict(os.environ)
         e["XDG_RUNTIME_DIR"] = self.tmp
         e.pop("ASYNCTOP_SOCKET", None)
+        if launcher:
+            e["PYTHONPATH"] = PKG_DIR
         e.update(env or {})
         # stderr goes to a file: a pipe nobody drains could fill up and block the workload.
         self.errf = tempfile.TemporaryFile()
