@@ -1,5 +1,5 @@
-/* The stock adapters of the asynctop binary: replay now; asyncio and tokio
- * when they arrive.  No `custom` adapter (decisions §6). */
+/* The stock adapters of the asynctop binary: asyncio and replay; tokio when
+ * it arrives.  No `custom` adapter (decisions §6). */
 #ifndef ASYNCTOP_ADAPTERS_BUILTIN_H
 #define ASYNCTOP_ADAPTERS_BUILTIN_H
 
