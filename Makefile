@@ -211,7 +211,7 @@ test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(
 		$(TESTBIN)
 ifeq ($(SAN),)
 	$(call msg,TEST,adapters/asyncio/tests)
-	$(Q)sh adapters/asyncio/tests/run.sh
+	$(Q)ASYNCTOP_BIN=$(abspath $(BIN)) sh adapters/asyncio/tests/run.sh
 endif
 
 # ---- lint ------------------------------------------------------------------
