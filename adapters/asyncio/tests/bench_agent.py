@@ -151,9 +151,11 @@ def main():
         gaps, line = stall(n, True, path)
         reads = [tuple(int(v) for v in x.split(":")) for x in line.split()]
         base_gaps = stall_base[n]
-        print("  stall at %7d tasks: longest %6.2f ms with reads (%5.2f ms without, ratio %.1f); gaps > 2 ms:"
-              " %d with reads, %d without" % (n, top(gaps) / 1e6, top(base_gaps) / 1e6,
-                                              top(gaps) / max(top(base_gaps), 1),
+        # Without reads the loop often has no gap worth counting: a ratio to ~0 means nothing.
+        base = top(base_gaps)
+        ratio = "ratio %.1f" % (top(gaps) / base) if base >= 0.1e6 else "no gap without reads"
+        print("  stall at %7d tasks: longest %6.2f ms with reads (%5.2f ms without, %s); gaps > 2 ms:"
+              " %d with reads, %d without" % (n, top(gaps) / 1e6, base / 1e6, ratio,
                                               sum(g > 2e6 for g in gaps), sum(g > 2e6 for g in base_gaps)))
         print("  %25s first read %d records in %.0f ms (reader's parse included), later reads %s ms"
               % ("", reads[0][1], reads[0][0] / 1e6, "/".join("%.1f" % (d / 1e6) for d, _ in reads[1:])))
