@@ -154,6 +154,11 @@ uint64_t collect_length(const struct collect *c);
 uint64_t collect_start(const struct collect *c);
 /* collect_start + collect_length: when collect should return. */
 uint64_t collect_deadline(const struct collect *c);
+/* Starts the window afresh at now, deadline and watchdog included: for an
+ * adapter whose first window begins at its source's first snapshot, taken
+ * after connecting (decisions §2), so that a slow connection neither
+ * shortens that window nor eats its grace. */
+void collect_restart(struct collect *c);
 /* The 1-based number of the window being collected. */
 uint64_t collect_index(const struct collect *c);
 /* The refresh period for progress reports. */

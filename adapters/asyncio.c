@@ -30,18 +30,19 @@
 
 #define MS ((uint64_t)1000000u)
 
-#define TASK_RECORD  112
-#define AGG_RECORD   64
-#define END_SIZE     64
-#define HELLO_FIXED  64
-#define MAX_STRING   4096
-#define MAX_OWN      128               /* frames of one STACKS entry */
-#define MAX_ENTRIES  ((size_t)1 << 17) /* strings or stacks per connection */
-#define MAX_TASKS    ((size_t)1 << 22)
-#define MAX_SITES    ((size_t)1 << 20)
-#define MAX_FRAMES   4096        /* frames handed over per sample (leaf side) */
-#define STOP_READ_NS (800 * MS)  /* a read after a stop, within the grace */
-#define SNAPSHOT_NS  (1000 * MS) /* the longest gap between two READs */
+#define TASK_RECORD 112
+#define AGG_RECORD  64
+#define END_SIZE    64
+#define HELLO_FIXED 64
+#define MAX_STRING  4096
+#define MAX_OWN     128               /* frames of one STACKS entry */
+#define MAX_ENTRIES ((size_t)1 << 17) /* strings or stacks per connection */
+#define MAX_TASKS   ((size_t)1 << 22)
+#define MAX_SITES   ((size_t)1 << 20)
+#define MAX_FRAMES  4096 /* frames handed over per sample (leaf side) */
+#define STOP_READ_NS \
+	(800 * MS) /* a read at or past the end, within the grace */
+#define SNAPSHOT_NS (1000 * MS) /* the longest gap between two READs */
 
 enum task_state {
 	TASK_SCHEDULED = 1,
@@ -1302,7 +1303,8 @@ static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
 	uint64_t timeout = a->cfg.reply_timeout_ns, deadline;
 	enum status st;
 
-	if (collect_stopping(c))
+	/* at or past the window's end, the read must fit in the grace */
+	if (collect_stopping(c) || collect_now() >= collect_deadline(c))
 		timeout = u64_min(timeout, STOP_READ_NS);
 	deadline = u64_add_sat(collect_now(), timeout);
 	p->seq = p->seq == UINT32_MAX ? 1 : p->seq + 1;
@@ -1452,6 +1454,7 @@ static enum status aio_collect(struct adapter *a, struct collect *c)
 		roll(p, e.boundary);
 		p->real_start = e.real;
 		p->have_start = true;
+		collect_restart(c);
 		state(p, c, SOURCE_CONNECTED, 0);
 		if (e.flags & END_FINAL) {
 			reset(p);

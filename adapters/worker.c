@@ -308,6 +308,21 @@ uint64_t collect_deadline(const struct collect *c)
 	return c->deadline;
 }
 
+void collect_restart(struct collect *c)
+{
+	struct worker *w = c->w;
+	uint64_t now = collect_now();
+
+	if (now > c->start)
+		c->start_real += (int64_t)(now - c->start);
+	c->start = now;
+	c->deadline = u64_add_sat(now, c->length);
+	pthread_mutex_lock(&w->mu);
+	w->cur_deadline = c->deadline; /* the watchdog counts from here */
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->mu);
+}
+
 uint64_t collect_index(const struct collect *c)
 {
 	return c->index;
