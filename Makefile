@@ -75,13 +75,14 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps check bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo check bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
 
 help:
 	@echo 'make            build (never installs packages)'
+	@echo 'make demo       the live viewer on the bundled asyncio demo (text without a terminal)'
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
@@ -130,6 +131,10 @@ $(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+# The launcher finds an installed agent under PREFIX (tui/launch.c).
+$(O)/tui/launch.o: CPPFLAGS_ALL += -DASYNCTOP_PREFIX='"$(PREFIX)"'
+$(O)/tui/launch.o: $(O)/.prefix
 
 $(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
 	$(call msg,AR,$@)
@@ -190,9 +195,31 @@ $(PPROFCHECK): tests/pprofcheck/main.go
 		cd tests/pprofcheck && env $(GOENV) $(GO) build -o $(abspath $@) . ; \
 	else rm -f $@; echo "  (go or golang-github-google-pprof-dev missing: pprof oracle tests will skip)"; fi
 
+# The main job: the live viewer attached to the bundled demo shop, started
+# with the agent injected (q quits).  Without a terminal, three windows of it
+# as a text report instead.
+DEMO := adapters/asyncio/demo/shop.py
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)if [ -t 0 ] && [ -t 1 ]; then \
+		$(BIN) -w 2 -- python3 $(DEMO); \
+	else \
+		$(BIN) record -w 2 -n 3 -f text -o - -- python3 $(DEMO); \
+	fi
+
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-run
 	$(Q)$(MAKE) --no-print-directory check-install
+ifeq ($(SAN),)
+	$(Q)$(MAKE) --no-print-directory check-demo
+endif
+
+# `make demo` itself, headless: three text windows whose leaders are the
+# demo's designed task families.
+.PHONY: check-demo
+check-demo:
+	$(call msg,DEMO,headless)
+	$(Q)sh .ci/check-demo
 
 # Installs into a staging directory and builds the embedding example from
 # the installed files alone, as an in-house team would (docs/embedding.md).
@@ -278,6 +305,9 @@ install: all
 		install -d $(DESTDIR)$(PREFIX)/share/asynctop/python/asynctop_agent && \
 		install -m 644 adapters/asyncio/asynctop_agent/*.py \
 			$(DESTDIR)$(PREFIX)/share/asynctop/python/asynctop_agent/ && \
+		install -d $(DESTDIR)$(PREFIX)/share/asynctop/python/launch && \
+		install -m 644 adapters/asyncio/launch/sitecustomize.py \
+			$(DESTDIR)$(PREFIX)/share/asynctop/python/launch/ && \
 		install -m 644 $(O)/asynctop.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/asynctop.pc && \
 		{ [ ! -f docs/asynctop.1 ] || install -m 644 docs/asynctop.1 $(DESTDIR)$(PREFIX)/share/man/man1/asynctop.1; }; \
 	fi

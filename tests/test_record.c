@@ -525,7 +525,7 @@ START_TEST(record_exit_2_usage)
 	                   "of seconds from 0.1 to 60");
 	run_bin(&r, cmd);
 	ck_assert_int_eq(r.code, 2);
-	ASSERT_ERR_HAS(&r, "not supported yet");
+	ASSERT_ERR_HAS(&r, "exclude each other");
 	run_bin(&r, stdo);
 	ck_assert_int_eq(r.code, 2);
 	ASSERT_ERR_HAS(&r, "-o - writes one window only");

@@ -17,6 +17,7 @@
 #include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "tui/draw.h"
+#include "tui/launch.h"
 #include "tui/record.h"
 #include "tui/saver.h"
 #include "tui/screen_dump.h"
@@ -33,6 +34,8 @@ struct run {
 	struct saver *saver;
 	struct term t;
 	struct screen s;
+	struct launch child; /* -- COMMAND */
+	const char *ep[1];   /* its agent, as -e */
 	int sigfd;
 	int code;
 	bool quit, dirty, repaint, worker_done, abandon, dump;
@@ -282,6 +285,81 @@ static void join_endpoints(char *dst, size_t size, const struct adapter *a)
 		snprintf(dst, size, "%s", a->endpoints[0]);
 }
 
+/* -- COMMAND: start it (output to a log) and wait for its agent, with
+ * the signal pipe installed so ^C ends the wait; 0 or an exit status. */
+static int launch(struct run *r, int events)
+{
+	char err[4096];
+	enum status st;
+
+	r->sigfd = term_signals_install();
+	if (r->sigfd < 0) {
+		fprintf(stderr, "%s: cannot install signal handlers\n",
+		        r->o->prog);
+		return RECORD_EXIT_ERROR;
+	}
+	st = launch_start(&r->child, r->o->command, LAUNCH_OUTPUT_LOG, err,
+	                  sizeof(err));
+	if (st != STATUS_OK) {
+		fprintf(stderr, "%s: %s\n", r->o->prog,
+		        st == STATUS_NOMEM ? status_str(st) : err);
+		return st == STATUS_NOMEM ? RECORD_EXIT_ERROR
+		                          : RECORD_EXIT_USAGE;
+	}
+	record_event(events, "launched %ld", (long)r->child.pid);
+	st = launch_wait(&r->child, launch_timeout_ns(), r->sigfd, err,
+	                 sizeof(err));
+	if (st == STATUS_STOPPED) {
+		unsigned char b = SIGINT;
+
+		if (read(r->sigfd, &b, 1) < 0) {
+			/* nothing: SIGINT is the likely one */
+		}
+		return RECORD_EXIT_SIGNAL + b;
+	}
+	if (st != STATUS_OK) {
+		fprintf(stderr, "%s: %s\n", r->o->prog, err);
+		record_event(events, "error %s", err);
+		return RECORD_EXIT_UNREACHABLE;
+	}
+	record_event(events, "announced %ld", r->child.agent_pid);
+	r->ep[0] = r->child.endpoint;
+	return 0;
+}
+
+/* Ends the program (unless --keep) once the terminal is back. */
+static void end_child(struct run *r, int events)
+{
+	/* --keep once attached; a program never attached is ended */
+	bool keep = r->o->keep && r->child.agent_pid;
+	long pids[8];
+	size_t n;
+
+	if (!r->child.pid)
+		return;
+	n = launch_others(&r->child, pids, ARRAY_SIZE(pids));
+	if (n) {
+		fprintf(stderr,
+		        "%s: other processes of %s announced an agent too "
+		        "(attach with -e PID):",
+		        r->o->prog, r->child.name);
+		for (size_t i = 0; i < n && i < ARRAY_SIZE(pids); i++) {
+			record_event(events, "listed %ld", pids[i]);
+			fprintf(stderr, " %ld", pids[i]);
+		}
+		fputc('\n', stderr);
+	}
+	if (keep && !launch_exited(&r->child))
+		fprintf(stderr, "%s: left %s running as pid %ld\n", r->o->prog,
+		        r->child.name, (long)r->child.pid);
+	if (r->child.log[0])
+		fprintf(stderr, "%s: the output of %s is in %s\n", r->o->prog,
+		        r->child.name, r->child.log);
+	launch_end(&r->child, keep);
+	if (!keep)
+		record_event(events, "ended %ld", r->child.agent_pid);
+}
+
 static int start(struct run *r, const struct adapter_registry *reg, int events,
                  char *endpoint, size_t epsz)
 {
@@ -295,11 +373,21 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	char text[2048];
 	enum status st;
 
-	if (!o->adapter && o->ncommand)
-		return usage_error(o, "running a COMMAND after '--' is not "
-		                      "supported yet; start the program "
-		                      "yourself and attach with -a and -e");
-	if (!o->adapter) {
+	const char *adapter = o->adapter;
+	const char *const *eps = o->endpoints;
+	size_t neps = o->nendpoints;
+
+	if (o->ncommand) {
+		/* asyncio is implied (decisions §8) */
+		if (!adapter)
+			adapter = "asyncio";
+		if (neps)
+			return usage_error(o,
+			                   "-e and '-- COMMAND' exclude each "
+			                   "other: asynctop attaches to the "
+			                   "program it starts");
+	}
+	if (!adapter) {
 		snprintf(text, sizeof(text),
 		         "no adapter given.  The tokio adapter (the default) "
 		         "is not available yet, so say which source to "
@@ -309,15 +397,18 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 		         o->prog, o->prog);
 		return usage_error(o, text);
 	}
-	if (o->ncommand)
-		return usage_error(o, "running a COMMAND after '--' is not "
-		                      "supported yet; start the program "
-		                      "yourself and attach with -e");
-	ops = adapter_find(reg, o->adapter);
+	ops = adapter_find(reg, adapter);
 	if (!ops) {
-		adapter_format_unknown(reg, o->adapter, text, sizeof(text));
+		adapter_format_unknown(reg, adapter, text, sizeof(text));
 		fprintf(stderr, "%s: %s\n", o->prog, text);
 		return RECORD_EXIT_USAGE;
+	}
+	if (o->ncommand && strcmp(ops->name, "asyncio")) {
+		snprintf(text, sizeof(text),
+		         "'-- COMMAND' starts Python programs for the asyncio "
+		         "adapter, not for %s",
+		         ops->name);
+		return usage_error(o, text);
 	}
 	if (stat(o->save_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
 		snprintf(text, sizeof(text),
@@ -325,20 +416,35 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 		         o->save_dir);
 		return usage_error(o, text);
 	}
+	if (o->ncommand) {
+		int code = launch(r, events);
+
+		if (code)
+			return code;
+		eps = r->ep;
+		neps = 1;
+	}
 	adapter_config_default(&cfg);
 	cfg.loader = pprof_load;
 	cfg.load_limits = o->limits;
 	memset(&aerr, 0, sizeof(aerr));
-	st = adapter_open(ops, o->endpoints, o->nendpoints, &cfg, &aerr, &r->a);
+	st = adapter_open(ops, eps, neps, &cfg, &aerr, &r->a);
 	if (st != STATUS_OK) {
+		if (st == STATUS_INVAL && aerr.remediation[0]) {
+			/* as in record: e.g. the agents to choose from */
+			fprintf(stderr, "%s: %s\n%s\n", o->prog, aerr.detail,
+			        aerr.remediation);
+			return RECORD_EXIT_USAGE;
+		}
 		if (st == STATUS_INVAL)
 			return usage_error(o, aerr.detail[0] ? aerr.detail
 			                                     : status_str(st));
-		adapter_format_error(&aerr, ops->name,
-		                     o->nendpoints ? o->endpoints[0] : "", 0.0,
+		adapter_format_error(&aerr, ops->name, neps ? eps[0] : "", 0.0,
 		                     text, sizeof(text));
 		fprintf(stderr, "%s: %s\n", o->prog, text);
-		return RECORD_EXIT_ERROR;
+		/* nothing to retry when nothing was found to attach to */
+		return st == STATUS_UNREACHABLE ? RECORD_EXIT_UNREACHABLE
+		                                : RECORD_EXIT_ERROR;
 	}
 	join_endpoints(endpoint, epsz, r->a);
 	memset(&ao, 0, sizeof(ao));
@@ -365,7 +471,15 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 		return RECORD_EXIT_ERROR;
 	}
 	r->app.saver = r->saver;
-	r->sigfd = term_signals_install();
+	if (r->child.log[0]) {
+		/* the header names the program's log (decisions §8) */
+		size_t used = strlen(r->app.title);
+
+		snprintf(r->app.title + used, sizeof(r->app.title) - used,
+		         " \xC2\xB7 log %s", r->child.log);
+	}
+	if (r->sigfd < 0)
+		r->sigfd = term_signals_install();
 	if (r->sigfd < 0) {
 		fprintf(stderr, "%s: cannot install signal handlers\n",
 		        o->prog);
@@ -446,6 +560,7 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 		worker_free(r.w);
 		adapter_close(r.a);
 	}
+	end_child(&r, events);
 	saver_free(r.saver);
 	if (r.app.m)
 		app_fini(&r.app);

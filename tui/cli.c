@@ -29,6 +29,7 @@ enum opt_id {
 	OPT_HISTORY,
 	OPT_EXIT_AFTER,
 	OPT_DUMP_SCREEN,
+	OPT_KEEP,
 };
 
 struct opt_def {
@@ -55,6 +56,7 @@ static const struct opt_def opt_defs[] = {
 	{ 0, "history", true, OPT_HISTORY },
 	{ 0, "exit-after", true, OPT_EXIT_AFTER },
 	{ 0, "dump-screen", true, OPT_DUMP_SCREEN },
+	{ 0, "keep", false, OPT_KEEP },
 };
 
 static const char *const format_names[] = {
@@ -366,6 +368,9 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 			             "%s %s: expected COLSxROWS, e.g. 80x24",
 			             spelled, val);
 		return STATUS_OK;
+	case OPT_KEEP:
+		o->keep = true;
+		return STATUS_OK;
 	}
 	return STATUS_INVAL;
 }
@@ -435,6 +440,10 @@ static enum status parse_options(struct opts *o, int argc, char **argv, int i,
 		if (o->cmd == CLI_HELP)
 			return STATUS_OK;
 	}
+	if (o->keep)
+		return usage(err, errsz,
+		             "--keep applies to a program started with '-- "
+		             "COMMAND'");
 	return STATUS_OK;
 }
 

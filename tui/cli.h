@@ -52,6 +52,7 @@ struct opts {
 	const char *output;     /* -o; "-" is stdout; NULL when not given */
 	char **command;         /* after "--": argv + i, NULL-terminated */
 	size_t ncommand;
+	bool keep; /* --keep: leave COMMAND running at the end */
 	struct load_limits limits; /* --max-bytes, --max-samples (replay) */
 	char notice[160]; /* non-empty: a notice for stderr (e.g. clamping) */
 	/* the viewer's own options (refused by record) */

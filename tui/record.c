@@ -26,6 +26,7 @@
 #include "model/alloc.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tui/launch.h"
 #ifndef ASYNCTOP_VERSION
 #define ASYNCTOP_VERSION "unknown"
 #endif
@@ -76,6 +77,8 @@ struct rec {
 	uint64_t stop_at;  /* monotonic ms deadline once stopping */
 	uint64_t count;    /* windows to take; 0: until the end */
 	struct buf enc;
+	struct launch child;  /* -- COMMAND */
+	const char *ep[1];    /* the endpoint of the launched agent */
 	char source[256];     /* "ADAPTER ENDPOINT" */
 	const char *endpoint; /* after the adapter's name in source */
 };
@@ -248,7 +251,8 @@ static void stop(struct rec *r)
 		return;
 	r->stopping = true;
 	r->stop_at = now_ms() + STOP_GRACE_MS;
-	worker_stop(r->w);
+	if (r->w) /* NULL while waiting for a launched program */
+		worker_stop(r->w);
 }
 
 static enum status encode(struct rec *r, const struct window *win, bool tty)
@@ -727,6 +731,75 @@ static void join_source(char *dst, size_t size, const struct adapter *a)
 	}
 }
 
+/* -- COMMAND: start it and wait for its agent; 0 or an exit status. */
+static int launch(struct rec *r)
+{
+	char err[4096];
+	enum status st;
+
+	if (install(r) != STATUS_OK) {
+		say(r, "cannot set up signal handling");
+		return RECORD_EXIT_ERROR;
+	}
+	st = launch_start(&r->child, r->o->command, LAUNCH_OUTPUT_STDERR, err,
+	                  sizeof(err));
+	if (st != STATUS_OK) {
+		fail(r, st == STATUS_NOMEM ? status_str(st) : err);
+		return st == STATUS_NOMEM ? RECORD_EXIT_ERROR
+		                          : RECORD_EXIT_USAGE;
+	}
+	event(r, "launched %ld", (long)r->child.pid);
+	st = launch_wait(&r->child, launch_timeout_ns(), r->pipe[0], err,
+	                 sizeof(err));
+	if (st == STATUS_STOPPED) {
+		take_signals(r);
+		return RECORD_EXIT_SIGNAL + (r->signo ? r->signo : SIGINT);
+	}
+	if (st != STATUS_OK) {
+		fail(r, err);
+		return RECORD_EXIT_UNREACHABLE;
+	}
+	event(r, "announced %ld", r->child.agent_pid);
+	r->ep[0] = r->child.endpoint;
+	return 0;
+}
+
+/* The other processes that announced an agent, and --keep's note. */
+static void end_child(struct rec *r)
+{
+	/* --keep once attached; a program never attached is ended */
+	bool keep = r->o->keep && r->child.agent_pid;
+	long pids[8];
+	size_t n;
+	char msg[512];
+
+	if (!r->child.pid)
+		return;
+	n = launch_others(&r->child, pids, ARRAY_SIZE(pids));
+	if (n) {
+		int used = snprintf(msg, sizeof(msg),
+		                    "other processes of %s announced an agent "
+		                    "too (attach with -e PID):",
+		                    r->child.name);
+		for (size_t i = 0; i < n && i < ARRAY_SIZE(pids); i++) {
+			event(r, "listed %ld", pids[i]);
+			if (used > 0 && (size_t)used < sizeof(msg))
+				used += snprintf(msg + used,
+				                 sizeof(msg) - (size_t)used,
+				                 " %ld", pids[i]);
+		}
+		say(r, msg);
+	}
+	if (keep && !launch_exited(&r->child)) {
+		snprintf(msg, sizeof(msg), "left %s running as pid %ld",
+		         r->child.name, (long)r->child.pid);
+		say(r, msg);
+	}
+	launch_end(&r->child, keep);
+	if (!keep)
+		event(r, "ended %ld", r->child.agent_pid);
+}
+
 static int run(struct rec *r, const struct adapter_registry *reg)
 {
 	const struct opts *o = r->o;
@@ -737,11 +810,21 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 	int code;
 	enum status st;
 
-	if (o->ncommand)
-		return usage_error(o, "running a COMMAND after '--' is not "
-		                      "supported yet; start the program "
-		                      "yourself and attach with -e");
-	if (!o->adapter) {
+	const char *const *eps = o->endpoints;
+	size_t neps = o->nendpoints;
+	const char *adapter = o->adapter;
+
+	if (o->ncommand) {
+		/* asyncio is implied (decisions §8) */
+		if (!adapter)
+			adapter = "asyncio";
+		if (neps)
+			return usage_error(o,
+			                   "-e and '-- COMMAND' exclude each "
+			                   "other: asynctop attaches to the "
+			                   "program it starts");
+	}
+	if (!adapter) {
 		if (reg->n == 0)
 			return usage_error(o, "no adapter is available");
 		snprintf(text, sizeof(text),
@@ -750,11 +833,18 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 		         o->prog);
 		return usage_error(o, text);
 	}
-	r->ops = adapter_find(reg, o->adapter);
+	r->ops = adapter_find(reg, adapter);
 	if (!r->ops) {
-		adapter_format_unknown(reg, o->adapter, text, sizeof(text));
+		adapter_format_unknown(reg, adapter, text, sizeof(text));
 		say(r, text);
 		return RECORD_EXIT_USAGE;
+	}
+	if (o->ncommand && strcmp(r->ops->name, "asyncio")) {
+		snprintf(text, sizeof(text),
+		         "'-- COMMAND' starts Python programs for the asyncio "
+		         "adapter, not for %s",
+		         r->ops->name);
+		return usage_error(o, text);
 	}
 	code = plan(r, &r->count);
 	if (code)
@@ -762,12 +852,18 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 	code = check_output(r);
 	if (code)
 		return code;
+	if (o->ncommand) {
+		code = launch(r);
+		if (code)
+			return code;
+		eps = r->ep;
+		neps = 1;
+	}
 	adapter_config_default(&cfg);
 	cfg.loader = pprof_load;
 	cfg.load_limits = o->limits;
 	memset(&aerr, 0, sizeof(aerr));
-	st = adapter_open(r->ops, o->endpoints, o->nendpoints, &cfg, &aerr,
-	                  &r->a);
+	st = adapter_open(r->ops, eps, neps, &cfg, &aerr, &r->a);
 	if (st != STATUS_OK) {
 		if (st == STATUS_INVAL && aerr.remediation[0]) {
 			/* e.g. asyncio with no -e: the agents to choose from */
@@ -778,7 +874,7 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 		if (st == STATUS_INVAL)
 			return usage_error(o, aerr.detail[0] ? aerr.detail
 			                                     : status_str(st));
-		r->endpoint = o->nendpoints ? o->endpoints[0] : "";
+		r->endpoint = neps ? eps[0] : "";
 		report(r, &aerr, 0.0);
 		return st == STATUS_UNREACHABLE ? RECORD_EXIT_UNREACHABLE
 		                                : RECORD_EXIT_ERROR;
@@ -789,7 +885,7 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 	r->replay = (r->ops->flags & ADAPTER_FINITE) != 0;
 
 	st = model_new(NULL, &r->m);
-	if (st == STATUS_OK && install(r) != STATUS_OK)
+	if (st == STATUS_OK && !r->installed && install(r) != STATUS_OK)
 		st = STATUS_IO;
 	memset(&wo, 0, sizeof(wo));
 	wo.window_ns = o->window_ns;
@@ -825,6 +921,7 @@ int record_run(const struct opts *o, const struct adapter_registry *reg,
 		worker_free(r.w);
 		adapter_close(r.a);
 	}
+	end_child(&r);
 	uninstall(&r);
 	model_free(r.m);
 	buf_fini(&r.enc);

@@ -28,11 +28,26 @@ _uvloop_finder = None
 def _announce():
     """Called once, when the process creates (or first meets) its first asyncio task.
 
-    Hook point for the launcher's rendezvous file (decisions §8: the agent announces its pid and
-    socket there, so that a wrapper's helper interpreter never wins).  Nothing is announced yet.
+    Under `asynctop -- COMMAND` ($ASYNCTOP_RENDEZVOUS set), appends "PID SOCKETPATH\n" to the
+    rendezvous file in one write: the first line is the process asynctop attaches to, later ones
+    (forks) are listed (decisions §8, docs/launch.md).  Announcing at the first task, not at
+    interpreter start, means a wrapper's helper interpreter never wins.  Never raises.
     """
     if S.need_server:
         _restart_after_fork()
+    try:
+        where = os.environ.get("ASYNCTOP_RENDEZVOUS")
+        sock = socket_path()
+        if not where or not sock:
+            return
+        line = ("%d %s\n" % (os.getpid(), sock)).encode("utf-8", "surrogateescape")
+        fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except BaseException:
+        pass
 
 
 def _ring_cap():

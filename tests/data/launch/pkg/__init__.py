@@ -1,0 +1,1 @@
+"""A package run with `python3 -m pkg` by the launcher tests."""
