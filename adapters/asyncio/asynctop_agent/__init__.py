@@ -154,7 +154,9 @@ def _after_fork_child():
         for r in S.journal:
             r.dirty = False
         S.journal = []
-        S.loop_threads = {threading.get_ident()} if S.loop_threads else set()
+        # Only the forking thread lives on in the child.
+        me = _core.thread_token(threading.current_thread())
+        S.loop_threads = {me} if S.loop_threads else set()
         if _srv is not None:
             _srv.abandon()
             _srv = None

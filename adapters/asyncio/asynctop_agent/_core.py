@@ -36,6 +36,7 @@ MAX_NAME = 4096  # bytes per string
 
 ATTR = "_asynctop_rec"  # the record rides on the task object
 LOOP_ATTR = "_asynctop_loop"
+THREAD_ATTR = "_asynctop_thread"
 
 _ASYNCIO_DIR = os.path.dirname(asyncio.__file__) + os.sep
 _AGENT_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -111,7 +112,8 @@ class State:
         self.stacks = {}  # id -> (parent id, tuple of frame string ids)
         self.stack_ids = {}  # (parent id, frames) -> id
         self.overflow = False
-        self.loop_threads = set()
+        self.loop_threads = set()  # thread_token() of each thread that ran a loop
+        self.thread_tokens = itertools.count(1)
         self.loop_ids = itertools.count(1)
         self.first_task_seen = False
         self.need_server = False  # a forked child opens its endpoint at its next new task
@@ -249,13 +251,26 @@ def _capture(f, parent_task):
 
 # -- loops and threads -----------------------------------------------------------------------
 
+def thread_token(th):
+    """A number of the thread's own: idents are reused once a thread ends, so two loop threads
+    that ran one after the other could otherwise count as one."""
+    tok = getattr(th, THREAD_ATTR, None)
+    if tok is None:
+        tok = next(S.thread_tokens)
+        try:
+            setattr(th, THREAD_ATTR, tok)
+        except Exception:
+            pass
+    return tok
+
+
 def _loop_info(loop):
     """(loop id, thread name string id) of a loop, assigned at first sight in its thread."""
     info = getattr(loop, LOOP_ATTR, None)
     if info is None:
         th = threading.current_thread()
         info = (next(S.loop_ids), S.intern_str(th.name))
-        S.loop_threads.add(th.ident)
+        S.loop_threads.add(thread_token(th))
         try:
             setattr(loop, LOOP_ATTR, info)
         except Exception:

@@ -259,6 +259,11 @@ class Structure(AgentCase):
         for t in ws:
             self.assertEqual(window(a, b, t.tid)[3], 201)
 
+    def test_loop_threads_in_turn_count_as_two(self):
+        r, a, b, _, _ = self.run_window("threads_in_turn")
+        self.assertEqual(sorted(r.strings[t.thread] for t in r.find("w")), ["loopA"] * 3 + ["loopB"] * 3)
+        self.assertEqual(b.end["loop_threads"], 2)
+
     def test_eager_tasks(self):
         py = interpreter("import sys, asyncio; sys.exit(not hasattr(asyncio, 'eager_task_factory'))")
         if py is None:

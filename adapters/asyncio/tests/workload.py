@@ -149,6 +149,18 @@ def case_threads():
         t.join()
 
 
+def case_threads_in_turn():
+    """Two loop threads, the second started after the first ended: the system often gives the
+    second the first one's ident, and they must still count as two loop threads."""
+    async def one():
+        await asyncio.gather(*(asyncio.create_task(asyncio.sleep(0), name="w") for _ in range(3)))
+
+    for nm in ("loopA", "loopB"):
+        t = threading.Thread(target=asyncio.run, args=(one(),), name=nm)
+        t.start()
+        t.join()
+
+
 def case_eager():
     async def quick():
         return 1
