@@ -1,0 +1,188 @@
+/* The asyncio adapter's window arithmetic: baselines, figures in the
+ * window, spawn stacks root first, and the samples handed to collect. */
+#include "adapters/asyncio_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/alloc.h"
+#include "model/reserved.h"
+
+/* ---- the window arithmetic ------------------------------------------------
+ */
+
+/* Task t's cumulative figures at boundary T (§6). */
+void aio_task_at(const struct task *t, uint64_t T, struct metrics *m)
+{
+	uint64_t more =
+	    t->state != TASK_DONE && T > t->t_mark ? T - t->t_mark : 0;
+
+	memset(m, 0, sizeof(*m));
+	m->v[METRIC_BUSY] = t->busy;
+	m->v[METRIC_SCHED] = t->sched;
+	m->v[METRIC_IDLE] = t->idle;
+	m->v[METRIC_POLLS] = t->polls;
+	m->v[METRIC_WAKES] = t->wakes;
+	if (t->state == TASK_RUNNING)
+		m->v[METRIC_BUSY] = u64_add_sat(t->busy, more);
+	else if (t->state == TASK_SCHEDULED)
+		m->v[METRIC_SCHED] = u64_add_sat(t->sched, more);
+	else if (t->state == TASK_IDLE)
+		m->v[METRIC_IDLE] = u64_add_sat(t->idle, more);
+}
+
+/* Task t's figures in the window ending at T: from its baseline, or from
+ * zero when it was first received in the window; never negative. */
+static void task_window(const struct task *t, uint64_t T, struct metrics *m)
+{
+	int i;
+
+	aio_task_at(t, T, m);
+	if (!t->has_base)
+		return;
+	for (i = 0; i < METRIC_COUNT; i++)
+		m->v[i] = m->v[i] > t->base.v[i] ? m->v[i] - t->base.v[i] : 0;
+}
+
+static struct strview str_view(const struct aio *p, uint32_t ref)
+{
+	return ref ? sv_n(p->strs[ref - 1].p, p->strs[ref - 1].len)
+	           : sv_n("", 0);
+}
+
+/* Fills p->out with a spawn stack, root first: [thread NAME] when asked,
+ * then [spawn site unknown] when unknown, else the chain of stack (its
+ * 4096 frames nearest the leaf), or nothing for stack 0 (the model's [no
+ * spawn stack]; spelled out under a thread frame).  STATUS_NOMEM. */
+static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
+                             bool thread, uint32_t tref, size_t *depth)
+{
+	size_t total = 0, off = thread ? 1 : 0, d, pos;
+	uint32_t s;
+
+	if (unknown)
+		stack = 0;
+	for (s = stack; s && total < MAX_FRAMES; s = p->stks[s - 1].parent)
+		total += p->stks[s - 1].n;
+	d = stack ? size_min(total, MAX_FRAMES) : (unknown || thread) ? 1 : 0;
+	if (mem_grow(&p->out, &p->capout, off + d + 1, sizeof(*p->out)) !=
+	    STATUS_OK)
+		return STATUS_NOMEM;
+	if (thread) {
+		struct strview n = str_view(p, tref);
+		int k =
+		    snprintf(p->thread_frame, sizeof(p->thread_frame),
+		             "[thread %.*s]", (int)n.len, n.len ? n.ptr : "");
+
+		p->out[0] = sv_n(p->thread_frame,
+		                 size_min((size_t)(k < 0 ? 0 : k),
+		                          sizeof(p->thread_frame) - 1));
+	}
+	if (!stack) {
+		if (d)
+			p->out[off] =
+			    reserved_name(unknown ? RESERVED_SPAWN_UNKNOWN
+			                          : RESERVED_NO_STACK);
+		*depth = off + d;
+		return STATUS_OK;
+	}
+	pos = off + d;
+	for (s = stack; s && pos > off; s = p->stks[s - 1].parent) {
+		const struct stk *k = &p->stks[s - 1];
+		uint32_t j;
+
+		for (j = k->n; j > 0 && pos > off; j--)
+			p->out[--pos] =
+			    str_view(p, p->frame_pool[k->off + j - 1] + 1);
+	}
+	*depth = off + d;
+	return STATUS_OK;
+}
+
+/* Replaces the window's samples with every task's and site's figures
+ * from the window's start to T. */
+void aio_emit(struct aio *p, struct collect *c, uint64_t T)
+{
+	bool threads = p->loop_threads > 1;
+	size_t i, depth;
+
+	collect_clear(c);
+	for (i = 0; i < p->ntasks; i++) {
+		const struct task *t = &p->tasks[i];
+		struct sample s;
+
+		memset(&s, 0, sizeof(s));
+		if (frames_of(p, t->stack, t->unknown_site, threads, t->thread,
+		              &depth) != STATUS_OK) {
+			collect_dropped(c, 1);
+			continue;
+		}
+		task_window(t, T, &s.m);
+		s.frames = p->out;
+		s.depth = depth;
+		s.task = str_view(p, t->name);
+		s.tasks = 1;
+		if (collect_add(c, &s) != STATUS_OK)
+			continue; /* counted as dropped by the worker */
+	}
+	for (i = 0; i < p->nsites; i++) {
+		const struct site *x = &p->sites[i];
+		uint64_t d[6];
+		char name[64];
+		struct sample s;
+		int k;
+
+		for (k = 0; k < 6; k++)
+			d[k] =
+			    x->cur[k] > x->base[k] ? x->cur[k] - x->base[k] : 0;
+		if (!d[0])
+			continue;
+		if (frames_of(p, x->stack, false, threads, x->thread, &depth) !=
+		    STATUS_OK) {
+			collect_dropped(c, 1);
+			continue;
+		}
+		memset(&s, 0, sizeof(s));
+		k = snprintf(name, sizeof(name), "<%llu finished tasks>",
+		             (unsigned long long)d[0]);
+		s.frames = p->out;
+		s.depth = depth;
+		s.task = sv_n(name, (size_t)k);
+		s.tasks = d[0];
+		s.m.v[METRIC_POLLS] = d[1];
+		s.m.v[METRIC_WAKES] = d[2];
+		s.m.v[METRIC_BUSY] = d[3];
+		s.m.v[METRIC_SCHED] = d[4];
+		s.m.v[METRIC_IDLE] = d[5];
+		if (collect_add(c, &s) != STATUS_OK)
+			continue;
+	}
+}
+
+/* Makes T the start of the next window: finished tasks are forgotten,
+ * the others keep their figures at T as their baseline. */
+void aio_roll(struct aio *p, uint64_t T)
+{
+	size_t i = 0;
+
+	while (i < p->ntasks) {
+		struct task *t = &p->tasks[i];
+
+		if (t->state != TASK_DONE) {
+			aio_task_at(t, T, &t->base);
+			t->has_base = true;
+			i++;
+			continue;
+		}
+		aio_idmap_del(&p->task_ids, t->id);
+		if (i + 1 < p->ntasks) {
+			*t = p->tasks[p->ntasks - 1];
+			(void)aio_idmap_put(&p->task_ids, t->id, (uint32_t)i);
+		}
+		p->ntasks--;
+	}
+	for (i = 0; i < p->nsites; i++)
+		memcpy(p->sites[i].base, p->sites[i].cur,
+		       sizeof(p->sites[i].base));
+	p->t_start = p->t_last = T;
+}
