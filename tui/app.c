@@ -13,12 +13,9 @@
 #include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "model/alloc.h"
-#include "tui/record.h"
+#include "tui/comments.h"
+#include "tui/events.h"
 #include "tui/saver.h"
-
-#ifndef ASYNCTOP_VERSION
-#define ASYNCTOP_VERSION "unknown"
-#endif
 
 enum status app_init(struct app *a, const struct app_opts *o)
 {
@@ -122,45 +119,6 @@ static void refresh_view(struct app *a)
 		set_status(a, true, "out of memory sorting the rows");
 }
 
-/* The comments of a live window: the source's own, then ours (the idea of
- * record.c's add_comments, kept here so record.c stays untouched). */
-struct comments {
-	const char *v[64];
-	char version[64], source[600], partial[320], dropped[64];
-};
-
-static void add_comments(const struct app *a, const struct window_meta *in,
-                         struct window_meta *out, struct comments *c)
-{
-	size_t n = 0;
-
-	*out = *in;
-	if (a->o.replay)
-		return;
-	for (size_t i = 0; i < in->ncomments && n < ARRAY_SIZE(c->v) - 4; i++)
-		c->v[n++] = in->comments[i];
-	snprintf(c->version, sizeof(c->version), "asynctop %s",
-	         ASYNCTOP_VERSION);
-	c->v[n++] = c->version;
-	snprintf(c->source, sizeof(c->source), "source: %s%s%s",
-	         a->o.adapter ? a->o.adapter : "?",
-	         a->o.endpoint && *a->o.endpoint ? " " : "",
-	         a->o.endpoint ? a->o.endpoint : "");
-	c->v[n++] = c->source;
-	if (in->partial) {
-		snprintf(c->partial, sizeof(c->partial), "partial: %s",
-		         in->reason && *in->reason ? in->reason : "cut short");
-		c->v[n++] = c->partial;
-	}
-	if (in->dropped) {
-		snprintf(c->dropped, sizeof(c->dropped),
-		         "dropped: %" PRIu64 " records", in->dropped);
-		c->v[n++] = c->dropped;
-	}
-	out->comments = c->v;
-	out->ncomments = n;
-}
-
 /* After a commit: follow LIVE, count arrivals, handle eviction. */
 static void after_commit(struct app *a, uint64_t index)
 {
@@ -174,7 +132,7 @@ static void after_commit(struct app *a, uint64_t index)
 		a->state = SOURCE_CONNECTED;
 	}
 	a->committed++;
-	record_event(a->o.events, "window %" PRIu64 " committed", index);
+	events_emit(a->o.events, "window %" PRIu64 " committed", index);
 	if (a->mode != APP_LIVE) {
 		a->arrived++;
 		if (!model_window_seq(a->m, a->shown)) {
@@ -209,7 +167,8 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 	if (st == STATUS_LIMIT)
 		st = STATUS_OK;
 	if (st == STATUS_OK) {
-		add_comments(a, meta, &mm, &c);
+		comments_add(meta, a->o.replay, a->o.adapter, a->o.endpoint,
+		             &mm, &c);
 		st = model_commit(m, &mm, NULL);
 	}
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW)
@@ -260,8 +219,8 @@ void app_take(struct app *a, const struct worker_msg *msg)
 		a->retry_in_ns = msg->retry_in_ns;
 		if (msg->state == SOURCE_REPLAY)
 			a->o.replay = true;
-		record_event(a->o.events, "state %s",
-		             source_state_str(msg->state));
+		events_emit(a->o.events, "state %s",
+		            source_state_str(msg->state));
 		return;
 	case WORKER_ERROR:
 		word_error(a, &msg->err, 0.0, a->error, sizeof(a->error));
@@ -270,7 +229,7 @@ void app_take(struct app *a, const struct worker_msg *msg)
 		/* without a window the body shows it; else the status line */
 		if (model_latest(a->m))
 			set_status(a, true, "%s", a->error);
-		record_event(a->o.events, "error %s", a->error);
+		events_emit(a->o.events, "error %s", a->error);
 		if (!a->o.replay)
 			a->since_ns = a->now_ns;
 		return;
@@ -285,7 +244,7 @@ void app_take(struct app *a, const struct worker_msg *msg)
 			           "the source ended; the history "
 			           "stays browsable");
 		}
-		record_event(a->o.events, "state done");
+		events_emit(a->o.events, "state done");
 		return;
 	}
 }
@@ -408,7 +367,7 @@ unsigned app_do(struct app *a, enum action act)
 	struct view *v = cur_view(a);
 	long page = (long)(v->page > 1 ? v->page - 1 : 1);
 
-	record_event(a->o.events, "action %s", action_name(act));
+	events_emit(a->o.events, "action %s", action_name(act));
 	if (a->help && act >= ACTION_UP && act <= ACTION_BOTTOM) {
 		size_t n = ACTION_COUNT - 1;
 		if (act == ACTION_UP || act == ACTION_PAGE_UP ||

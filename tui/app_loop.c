@@ -17,6 +17,7 @@
 #include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "tui/draw.h"
+#include "tui/events.h"
 #include "tui/launch.h"
 #include "tui/record.h"
 #include "tui/saver.h"
@@ -90,8 +91,7 @@ static void take_signals(struct run *r)
 				r->dirty = r->repaint = true;
 				break;
 			default:
-				record_event(r->app.o.events, "signal %d",
-				             b[i]);
+				events_emit(r->app.o.events, "signal %d", b[i]);
 				if (!r->quit)
 					r->code = RECORD_EXIT_SIGNAL + b[i];
 				r->quit = true;
@@ -129,14 +129,13 @@ static void take_saver(struct run *r)
 			snprintf(r->app.status, sizeof(r->app.status),
 			         "saved %s", res.written);
 			r->app.status_error = false;
-			record_event(r->app.o.events, "saved %s", res.written);
+			events_emit(r->app.o.events, "saved %s", res.written);
 		} else {
 			snprintf(r->app.status, sizeof(r->app.status),
 			         "cannot save: %s",
 			         res.err[0] ? res.err : status_str(res.st));
 			r->app.status_error = true;
-			record_event(r->app.o.events, "error %s",
-			             r->app.status);
+			events_emit(r->app.o.events, "error %s", r->app.status);
 		}
 		r->dirty = true;
 	}
@@ -178,7 +177,7 @@ static void draw(struct run *r)
 		return;
 	draw_screen(&r->t, &r->s, r->repaint);
 	r->dirty = r->repaint = false;
-	record_event(r->app.o.events, "drawn");
+	events_emit(r->app.o.events, "drawn");
 }
 
 static void loop(struct run *r)
@@ -306,7 +305,7 @@ static int launch(struct run *r, int events)
 		return st == STATUS_NOMEM ? RECORD_EXIT_ERROR
 		                          : RECORD_EXIT_USAGE;
 	}
-	record_event(events, "launched %ld", (long)r->child.pid);
+	events_emit(events, "launched %ld", (long)r->child.pid);
 	st = launch_wait(&r->child, launch_timeout_ns(), r->sigfd, err,
 	                 sizeof(err));
 	if (st == STATUS_STOPPED) {
@@ -319,10 +318,10 @@ static int launch(struct run *r, int events)
 	}
 	if (st != STATUS_OK) {
 		fprintf(stderr, "%s: %s\n", r->o->prog, err);
-		record_event(events, "error %s", err);
+		events_emit(events, "error %s", err);
 		return RECORD_EXIT_UNREACHABLE;
 	}
-	record_event(events, "announced %ld", r->child.agent_pid);
+	events_emit(events, "announced %ld", r->child.agent_pid);
 	r->ep[0] = r->child.endpoint;
 	return 0;
 }
@@ -344,7 +343,7 @@ static void end_child(struct run *r, int events)
 		        "(attach with -e PID):",
 		        r->o->prog, r->child.name);
 		for (size_t i = 0; i < n && i < ARRAY_SIZE(pids); i++) {
-			record_event(events, "listed %ld", pids[i]);
+			events_emit(events, "listed %ld", pids[i]);
 			fprintf(stderr, " %ld", pids[i]);
 		}
 		fputc('\n', stderr);
@@ -357,7 +356,7 @@ static void end_child(struct run *r, int events)
 		        r->child.name, r->child.log);
 	launch_end(&r->child, keep);
 	if (!keep)
-		record_event(events, "ended %ld", r->child.agent_pid);
+		events_emit(events, "ended %ld", r->child.agent_pid);
 }
 
 static int start(struct run *r, const struct adapter_registry *reg, int events,
@@ -528,7 +527,7 @@ static void dump(struct run *r)
 		        r->o->prog);
 		r->code = RECORD_EXIT_ERROR;
 	}
-	record_event(r->app.o.events, "drawn");
+	events_emit(r->app.o.events, "drawn");
 	buf_fini(&out);
 }
 

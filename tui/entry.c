@@ -12,6 +12,7 @@
 #include "model/base.h"
 #include "tui/app.h"
 #include "tui/cli.h"
+#include "tui/events.h"
 #include "tui/record.h"
 
 #ifndef ASYNCTOP_VERSION
@@ -258,9 +259,9 @@ int asynctop_main(int argc, char **argv,
 	enum status st;
 
 	st = cli_parse(argc, argv, &o, err, sizeof(err));
-	events = record_events_open(o.prog);
+	events = events_open_channel(o.prog);
 	code = run_parsed(&o, st, err, adapters, adapters ? n : 0, events);
-	record_event(events, "exit %d", code);
+	events_emit(events, "exit %d", code);
 	if (events >= 0)
 		close(events);
 	cli_free(&o);

@@ -11,30 +11,23 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "adapters/worker.h"
-#include "encode/collapsed.h"
-#include "encode/out.h"
 #include "encode/pprof.h"
-#include "encode/save.h"
-#include "encode/text.h"
 #include "model/alloc.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tui/comments.h"
+#include "tui/events.h"
 #include "tui/launch.h"
-#ifndef ASYNCTOP_VERSION
-#define ASYNCTOP_VERSION "unknown"
-#endif
+#include "tui/output.h"
 
 /* How long a source may take to stop before record gives up on it. */
 #define STOP_GRACE_MS 5000
-/* The text report is fitted to this width on a terminal (decisions §4). */
-#define TEXT_TTY_COLUMNS 80
 
 /* The write end of the self-pipe, for the handler only. */
 static volatile sig_atomic_t sig_fd = -1;
@@ -91,44 +84,6 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static void vevent(int fd, const char *fmt, va_list ap) PRINTF(2, 0);
-
-static void vevent(int fd, const char *fmt, va_list ap)
-{
-	char line[1024];
-	int n;
-
-	if (fd < 0)
-		return;
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	/* One line per event: newlines inside become spaces. */
-	for (int i = 0; i < n; i++)
-		if (line[i] == '\n')
-			line[i] = ' ';
-	line[n++] = '\n';
-	for (ssize_t off = 0; off < n;) {
-		ssize_t k = write(fd, line + off, (size_t)(n - off));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return;
-		off += k;
-	}
-}
-
-void record_event(int fd, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vevent(fd, fmt, ap);
-	va_end(ap);
-}
-
 static void event(struct rec *r, const char *fmt, ...) PRINTF(2, 3);
 
 static void event(struct rec *r, const char *fmt, ...)
@@ -136,7 +91,7 @@ static void event(struct rec *r, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vevent(r->events, fmt, ap);
+	events_vemit(r->events, fmt, ap);
 	va_end(ap);
 }
 /* One paragraph on stderr, prefixed with the program name. */
@@ -152,41 +107,7 @@ static void fail(struct rec *r, const char *text)
 	event(r, "error %s", text);
 }
 
-enum status record_path(char *dst, size_t size, const char *path, bool numbered,
-                        uint64_t k)
-{
-	const char *base = strrchr(path, '/');
-	const char *ext;
-	int n;
-
-	if (!numbered) {
-		n = snprintf(dst, size, "%s", path);
-		return n < 0 || (size_t)n >= size ? STATUS_INVAL : STATUS_OK;
-	}
-	base = base ? base + 1 : path;
-	ext = *base ? strchr(base + 1, '.') : NULL;
-	if (!ext)
-		ext = path + strlen(path);
-	n = snprintf(dst, size, "%.*s-%04" PRIu64 "%s", (int)(ext - path), path,
-	             k, ext);
-	return n < 0 || (size_t)n >= size ? STATUS_INVAL : STATUS_OK;
-}
-
-static enum status write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return STATUS_IO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return STATUS_OK;
-}
-
-/* ---- signals and the event channel ------------------------------------ */
+/* ---- signals ------------------------------------------------------------ */
 
 static enum status install(struct rec *r)
 {
@@ -224,25 +145,6 @@ static void uninstall(struct rec *r)
 	r->installed = false;
 }
 
-int record_events_open(const char *prog)
-{
-	const char *path = getenv("ASYNCTOP_TEST_EVENTS");
-	int fd;
-
-	if (!path || !*path)
-		return -1;
-	do
-		fd =
-		    open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		fprintf(stderr,
-		        "%s: ASYNCTOP_TEST_EVENTS=%s: %s (no test "
-		        "events)\n",
-		        prog, path, strerror(errno));
-	return fd;
-}
-
 /* ---- windows ------------------------------------------------------------ */
 
 static void stop(struct rec *r)
@@ -255,140 +157,20 @@ static void stop(struct rec *r)
 		worker_stop(r->w);
 }
 
-static enum status encode(struct rec *r, const struct window *win, bool tty)
-{
-	struct text_opts to;
-
-	buf_reset(&r->enc);
-	switch (r->o->format) {
-	case CLI_FORMAT_PPROF:
-		return pprof_encode(r->m, win, NULL, &r->enc);
-	case CLI_FORMAT_COLLAPSED:
-		return collapsed_encode(r->m, win, r->o->metric, &r->enc);
-	case CLI_FORMAT_TEXT:
-		text_opts_default(&to);
-		to.first = r->o->metric;
-		to.width = tty ? TEXT_TTY_COLUMNS : 0;
-		return text_encode(r->m, win, &to, &r->enc);
-	}
-	return STATUS_INVAL;
-}
-
 /* Saves the encoded window k; false after a reported failure. */
 static bool save(struct rec *r, uint64_t k)
 {
-	char path[4096 + 16], written[4096 + 32], err[1024], msg[8192];
-	struct save_opts so = save_opts_default();
-	enum status st;
+	char written[4096 + 32], msg[8448];
 
-	if (!strcmp(r->output, "-")) {
-		const char *data = r->enc.data;
-		size_t len = r->enc.len;
-		struct buf gz;
-		struct out *mem = NULL, *gzo = NULL;
-		int saved_errno;
-		buf_init(&gz);
-		if (r->o->format == CLI_FORMAT_PPROF) {
-			st = out_mem_new(&gz, &mem);
-			if (st == STATUS_OK) {
-				st = out_gzip_new(OUT_GZIP_DEFAULT, mem, &gzo);
-				if (st != STATUS_OK)
-					out_free(mem);
-			}
-			if (st == STATUS_OK)
-				st = out_write(gzo, data, len);
-			if (st == STATUS_OK)
-				st = out_finish(gzo);
-			out_free(gzo);
-			data = gz.data;
-			len = gz.len;
-		} else {
-			st = STATUS_OK;
-		}
-		/* text reports one after the other: a blank line between */
-		if (st == STATUS_OK && r->saved)
-			st = write_all(STDOUT_FILENO, "\n", 1);
-		if (st == STATUS_OK)
-			st = write_all(STDOUT_FILENO, data, len);
-		saved_errno = errno;
-		buf_fini(&gz);
-		if (st != STATUS_OK) {
-			snprintf(msg, sizeof(msg),
-			         "cannot write window %" PRIu64
-			         " to standard output: %s",
-			         k,
-			         st == STATUS_IO ? strerror(saved_errno)
-			                         : status_str(st));
-			fail(r, msg);
-			return false;
-		}
-		r->saved++;
-		event(r, "saved -");
-		return true;
-	}
-	if (record_path(path, sizeof(path), r->output, r->numbered, k) !=
-	    STATUS_OK) {
-		fail(r, "the output file name is too long");
-		return false;
-	}
-	so.gzip_level =
-	    r->o->format == CLI_FORMAT_PPROF ? OUT_GZIP_DEFAULT : -1;
-	so.force = r->o->force;
-	err[0] = '\0';
-	st = save_file(path, r->enc.data, r->enc.len, &so, written,
-	               sizeof(written), err, sizeof(err));
-	if (st != STATUS_OK) {
-		if (st == STATUS_EXISTS)
-			snprintf(msg, sizeof(msg),
-			         "cannot save window %" PRIu64
-			         ": %s already exists; use --force to "
-			         "replace it, or choose another -o",
-			         k, path);
-		else
-			snprintf(msg, sizeof(msg),
-			         "cannot save window %" PRIu64 ": %s", k,
-			         err[0] ? err : status_str(st));
+	if (output_save(r->output, r->o, r->numbered, k, r->saved == 0, &r->enc,
+	                written, sizeof(written), msg,
+	                sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
 		return false;
 	}
 	r->saved++;
 	event(r, "saved %s", written);
 	return true;
-}
-
-/* The comments of a live window: the source's own, then ours. */
-struct comments {
-	const char *v[64];
-	char version[64], source[320], partial[320], dropped[64];
-};
-
-static void add_comments(struct rec *r, const struct window_meta *in,
-                         struct window_meta *out, struct comments *c)
-{
-	size_t n = 0;
-
-	*out = *in;
-	if (r->replay)
-		return;
-	for (size_t i = 0; i < in->ncomments && n < ARRAY_SIZE(c->v) - 4; i++)
-		c->v[n++] = in->comments[i];
-	snprintf(c->version, sizeof(c->version), "asynctop %s",
-	         ASYNCTOP_VERSION);
-	c->v[n++] = c->version;
-	snprintf(c->source, sizeof(c->source), "source: %s", r->source);
-	c->v[n++] = c->source;
-	if (in->partial) {
-		snprintf(c->partial, sizeof(c->partial), "partial: %s",
-		         in->reason && *in->reason ? in->reason : "cut short");
-		c->v[n++] = c->partial;
-	}
-	if (in->dropped) {
-		snprintf(c->dropped, sizeof(c->dropped),
-		         "dropped: %" PRIu64 " records", in->dropped);
-		c->v[n++] = c->dropped;
-	}
-	out->comments = c->v;
-	out->ncomments = n;
 }
 
 /* adapter_format_error with %g in the C locale, whatever an embedder set. */
@@ -435,7 +217,7 @@ static void take_window(struct rec *r, const struct worker_msg *msg)
 			st = STATUS_OK;
 	}
 	if (st == STATUS_OK) {
-		add_comments(r, &msg->meta, &meta, &c);
+		comments_add(&msg->meta, r->replay, r->source, NULL, &meta, &c);
 		st = model_commit(r->m, &meta, &win);
 	}
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW) {
@@ -448,10 +230,11 @@ static void take_window(struct rec *r, const struct worker_msg *msg)
 	}
 	event(r, "window %" PRIu64 " committed", msg->index);
 	if (st == STATUS_OK)
-		st = encode(r, win,
-		            r->o->format == CLI_FORMAT_TEXT &&
-		                !strcmp(r->output, "-") &&
-		                isatty(STDOUT_FILENO));
+		st = output_encode(r->m, win, r->o,
+		                   r->o->format == CLI_FORMAT_TEXT &&
+		                       !strcmp(r->output, "-") &&
+		                       isatty(STDOUT_FILENO),
+		                   &r->enc);
 	if (st == STATUS_EMPTY_WINDOW) {
 		event(r, "window %" PRIu64 " empty", msg->index);
 		no_data(r, &msg->meta);
@@ -662,42 +445,10 @@ static int plan(struct rec *r, uint64_t *count)
 /* Fails early (exit 1) when the first file cannot be written. */
 static int check_output(struct rec *r)
 {
-	char path[4096 + 16], msg[8448];
-	struct stat sb;
-	const char *slash;
+	char msg[8448];
 
-	if (!strcmp(r->output, "-"))
-		return 0;
-	if (record_path(path, sizeof(path), r->output, r->numbered, 1) !=
-	    STATUS_OK) {
-		fail(r, "the output file name is too long");
-		return RECORD_EXIT_ERROR;
-	}
-	slash = strrchr(path, '/');
-	if (slash) {
-		char dir[4096 + 16];
-		int bad;
-
-		snprintf(dir, sizeof(dir), "%.*s",
-		         (int)(slash == path ? 1 : slash - path), path);
-		bad = stat(dir, &sb) < 0 ? errno : 0;
-
-		if (bad || !S_ISDIR(sb.st_mode)) {
-			snprintf(msg, sizeof(msg),
-			         "cannot save to %s: the directory %s %s", path,
-			         dir,
-			         bad == ENOENT ? "does not exist"
-			         : bad         ? strerror(bad)
-			                       : "is not a directory");
-			fail(r, msg);
-			return RECORD_EXIT_ERROR;
-		}
-	}
-	if (!r->o->force && lstat(path, &sb) == 0) {
-		snprintf(msg, sizeof(msg),
-		         "%s already exists; use --force to replace it, or "
-		         "choose another -o",
-		         path);
+	if (output_check(r->output, r->numbered, r->o->force, msg,
+	                 sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
 		return RECORD_EXIT_ERROR;
 	}
