@@ -2,14 +2,11 @@
  * forms, bad values, the 60 s clamp and its notice, subcommands, and
  * C-locale numbers under a decimal-comma LC_NUMERIC. */
 #include <check.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "model/alloc.h"
 #include "tests/util.h"
@@ -413,25 +410,17 @@ END_TEST
 static const char *private_comma_locale(const char *dir)
 {
 	char out[640];
-	pid_t pid;
-	int status;
+	const char *argv[] = { "localedef",  "-i", "de_DE", "-f",
+		               "ISO-8859-1", out,  NULL };
+	struct tu_run r;
+	int code;
 
 	snprintf(out, sizeof(out), "%s/de_DE.ISO-8859-1", dir);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execlp("localedef", "localedef", "-i", "de_DE", "-f",
-		       "ISO-8859-1", out, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
+	tu_run_init(&r);
+	tu_run(&r, NULL, argv);
+	code = r.code;
+	tu_run_fini(&r);
+	if (code != 0)
 		return NULL;
 	setenv("LOCPATH", dir, 1);
 	return setlocale(LC_NUMERIC, "de_DE.ISO-8859-1");

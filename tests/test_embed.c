@@ -2,14 +2,10 @@
  * pkg-config against libasynctop.a and asynctop.h alone (tests/embed.sh),
  * run with its own adapter, and its saved windows decoded. */
 #include <check.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "encode/pprof.h"
 #include "model/buf.h"
@@ -60,8 +56,6 @@ START_TEST(embed_example_end_to_end)
 	const char *slash;
 	struct buf ad;
 	struct stat sb;
-	pid_t pid;
-	int status;
 
 	if (!bin || !src || !*bin || !*src) {
 		tu_skip("embed_example_end_to_end",
@@ -80,30 +74,18 @@ START_TEST(embed_example_end_to_end)
 	}
 	snprintf(script, sizeof(script), "%s/tests/embed.sh", src);
 	tu_mkdtemp(work, sizeof(work));
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		snprintf(p, sizeof(p), "%s/log", work);
-		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		alarm(120);
-		execl("/bin/sh", "sh", script, build, src, work, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		ck_assert_int_eq(errno, EINTR);
 	{
-		struct buf log;
+		const char *argv[] = {
+			"/bin/sh", script, build, src, work, NULL
+		};
+		struct tu_proc proc = { .timeout_ms = 120000 };
+		struct tu_run r;
 
-		buf_init(&log);
-		snprintf(p, sizeof(p), "%s/log", work);
-		(void)tu_read_file(p, &log);
-		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		              "embed.sh failed (%d):\n%s", status,
-		              buf_cstr(&log) ? buf_cstr(&log) : "");
-		buf_fini(&log);
+		tu_run_init(&r);
+		tu_run(&r, &proc, argv);
+		ck_assert_msg(r.code == 0, "embed.sh failed (%d):\n%s\n%s",
+		              r.code, r.out.data, r.err.data);
+		tu_run_fini(&r);
 	}
 
 	buf_init(&ad);

@@ -9,7 +9,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +23,10 @@
 #define LIMIT_S 60
 
 struct run {
-	char dir[512];
-	int code;
-	struct buf out, err, events;
+	char dir[512];   /* the child's working directory, TMPDIR and
+	                  * XDG_RUNTIME_DIR */
+	struct tu_run p; /* the child: its exit code, stdout and stderr */
+	struct buf events;
 };
 
 static const char *bin(void)
@@ -69,8 +69,7 @@ static void run_init(struct run *r)
 {
 	memset(r, 0, sizeof(*r));
 	tu_mkdtemp(r->dir, sizeof(r->dir));
-	buf_init(&r->out);
-	buf_init(&r->err);
+	tu_run_init(&r->p);
 	buf_init(&r->events);
 	/* orphans (a --kept program, a fork) become ours to reap */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -80,8 +79,7 @@ static void run_fini(struct run *r)
 {
 	char sub[640];
 
-	buf_fini(&r->out);
-	buf_fini(&r->err);
+	tu_run_fini(&r->p);
 	buf_fini(&r->events);
 	snprintf(sub, sizeof(sub), "%s/asynctop", r->dir);
 	tu_rmtree(sub);
@@ -113,74 +111,48 @@ static void text(struct buf *b)
 
 /* Starts asynctop with argv (argv[0] replaced) in r->dir, with TMPDIR and
  * XDG_RUNTIME_DIR there, extra "NAME=VALUE" settings (NULL-terminated, may
- * be NULL), events to events (a file or FIFO name in r->dir). */
-static pid_t start_bin(struct run *r, const char *const *argv,
-                       const char *const *extra, const char *events)
+ * be NULL), events to events (a file or FIFO name in r->dir); r->p.pid is
+ * the child. */
+static void start_bin(struct run *r, const char *const *argv,
+                      const char *const *extra, const char *events)
 {
-	char *args[32];
-	size_t n = 0;
-	pid_t pid;
+	static const char *const unset[] = { "ASYNCTOP_AGENT_PATH",
+		                             "ASYNCTOP_ANNOUNCE_TIMEOUT",
+		                             NULL };
+	char tmpdir[600], xdg[620], ev[700];
+	const char *args[32], *set[16] = { tmpdir, xdg, ev };
+	struct tu_proc p = { .dir = r->dir,
+		             .env_unset = unset,
+		             .env_set = set,
+		             .timeout_ms = LIMIT_S * 1000 };
+	size_t n = 0, k = 3;
 
 	while (argv[n])
 		n++;
 	ck_assert_uint_lt(n, 32);
 	memcpy(args, argv, (n + 1) * sizeof(*argv));
-	args[0] = (char *)(uintptr_t)bin();
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd;
-
-		if (chdir(r->dir) < 0)
-			_exit(120);
-		fd = open("/dev/null", O_RDONLY);
-		if (fd < 0 || dup2(fd, 0) < 0)
-			_exit(121);
-		fd = open(".stdout", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(122);
-		fd = open(".stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(123);
-		setenv("TMPDIR", r->dir, 1);
-		setenv("XDG_RUNTIME_DIR", r->dir, 1);
-		setenv("ASYNCTOP_TEST_EVENTS", events, 1);
-		unsetenv("ASYNCTOP_AGENT_PATH");
-		unsetenv("ASYNCTOP_ANNOUNCE_TIMEOUT");
-		for (size_t i = 0; extra && extra[i]; i++)
-			putenv((char *)(uintptr_t)extra[i]);
-		alarm(LIMIT_S);
-		execv(args[0], args);
-		_exit(127);
+	args[0] = bin();
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", r->dir);
+	snprintf(xdg, sizeof(xdg), "XDG_RUNTIME_DIR=%s", r->dir);
+	snprintf(ev, sizeof(ev), "ASYNCTOP_TEST_EVENTS=%s", events);
+	for (size_t i = 0; extra && extra[i]; i++) {
+		ck_assert_uint_lt(k, 15);
+		set[k++] = extra[i];
 	}
-	return pid;
+	set[k] = NULL;
+	tu_run_start(&r->p, &p, args);
 }
 
-/* Waits for asynctop and collects its exit status and output. */
-static void collect(struct run *r, pid_t pid)
+/* Waits for asynctop and collects its exit status, output and events. */
+static void collect(struct run *r)
 {
 	char p[640];
-	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
-		ck_assert_int_eq(errno, EINTR);
-	buf_reset(&r->out);
-	buf_reset(&r->err);
+	tu_run_wait(&r->p);
 	buf_reset(&r->events);
-	r->code =
-	    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	in_dir(p, sizeof(p), r, ".stdout");
-	ck_assert_int_eq(tu_read_file(p, &r->out), STATUS_OK);
-	unlink(p);
-	in_dir(p, sizeof(p), r, ".stderr");
-	ck_assert_int_eq(tu_read_file(p, &r->err), STATUS_OK);
-	unlink(p);
 	in_dir(p, sizeof(p), r, ".events");
 	(void)tu_read_file(p, &r->events);
 	unlink(p);
-	text(&r->out);
-	text(&r->err);
 	text(&r->events);
 }
 
@@ -188,7 +160,8 @@ static void collect(struct run *r, pid_t pid)
 static void run_bin(struct run *r, const char *const *argv,
                     const char *const *extra)
 {
-	collect(r, start_bin(r, argv, extra, ".events"));
+	start_bin(r, argv, extra, ".events");
+	collect(r);
 }
 
 /* The number after "WORD " in the events, or 0. */
@@ -278,18 +251,18 @@ START_TEST(launch_script)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	pid = event_pid(&r, "announced");
 	ck_assert_int_eq(pid, event_pid(&r, "launched"));
 	snprintf(want, sizeof(want), "source: asyncio pid %ld", pid);
-	ck_assert_ptr_nonnull(strstr(r.out.data, want));
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, want));
 	/* app.py's tasks, spawned in its main() */
-	ck_assert_ptr_nonnull(strstr(r.out.data, "app:main"));
-	ck_assert_ptr_nonnull(strstr(r.out.data, "tasks 5"));
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, "app:main"));
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, "tasks 5"));
 	/* its output goes to our stderr, never into the report */
 	snprintf(want, sizeof(want), "app %ld started", pid);
-	ck_assert_ptr_nonnull(strstr(r.err.data, want));
-	ck_assert_ptr_null(strstr(r.out.data, "started"));
+	ck_assert_ptr_nonnull(strstr(r.p.err.data, want));
+	ck_assert_ptr_null(strstr(r.p.out.data, "started"));
 	ck_assert_int_eq(event_pid(&r, "ended"), pid);
 	assert_gone(pid);
 	assert_no_launch_dir(&r);
@@ -313,10 +286,10 @@ START_TEST(launch_module)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, extra);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	pid = event_pid(&r, "announced");
 	ck_assert_int_eq(pid, event_pid(&r, "launched"));
-	ck_assert_ptr_nonnull(strstr(r.out.data, "pkg.__main__:main"));
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, "pkg.__main__:main"));
 	assert_gone(pid);
 	run_fini(&r);
 }
@@ -335,14 +308,14 @@ START_TEST(launch_console_script)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	/* the helper interpreter never announced: one announcement, from
 	 * the entry point's process (the shell exec'd it: same pid) */
 	ck_assert_uint_eq(count_events(&r, "announced "), 1);
 	pid = event_pid(&r, "announced");
 	ck_assert_int_eq(pid, event_pid(&r, "launched"));
-	ck_assert_ptr_nonnull(strstr(r.out.data, "entry:main"));
-	ck_assert_ptr_null(strstr(r.err.data, "announced an agent too"));
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, "entry:main"));
+	ck_assert_ptr_null(strstr(r.p.err.data, "announced an agent too"));
 	assert_gone(pid);
 	run_fini(&r);
 }
@@ -362,7 +335,7 @@ START_TEST(launch_fork_listed)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	pid = event_pid(&r, "announced");
 	ck_assert_int_eq(pid, event_pid(&r, "launched"));
 	fork_pid = event_pid(&r, "listed");
@@ -372,8 +345,8 @@ START_TEST(launch_fork_listed)
 	         "announced an agent too (attach with -e "
 	         "PID): %ld",
 	         fork_pid);
-	ck_assert_msg(strstr(r.err.data, want) != NULL, "%s", r.err.data);
-	ck_assert_ptr_nonnull(strstr(r.out.data, "forks:main"));
+	ck_assert_msg(strstr(r.p.err.data, want) != NULL, "%s", r.p.err.data);
+	ck_assert_ptr_nonnull(strstr(r.p.out.data, "forks:main"));
 	/* the fork was ended with its parent's process group */
 	assert_gone(pid);
 	status = reap(fork_pid);
@@ -393,12 +366,12 @@ START_TEST(launch_no_such_command)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_int_eq(r.code, 2);
-	ck_assert_msg(strstr(r.err.data, "cannot start "
-	                                 "asynctop-no-such-command-here: No "
-	                                 "such file or directory") != NULL,
-	              "%s", r.err.data);
-	ck_assert_uint_eq(r.out.len, 0);
+	ck_assert_int_eq(r.p.code, 2);
+	ck_assert_msg(strstr(r.p.err.data, "cannot start "
+	                                   "asynctop-no-such-command-here: No "
+	                                   "such file or directory") != NULL,
+	              "%s", r.p.err.data);
+	ck_assert_uint_eq(r.p.out.len, 0);
 	assert_no_launch_dir(&r);
 	run_fini(&r);
 }
@@ -416,13 +389,14 @@ START_TEST(launch_exits_before_announcing)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_int_eq(r.code, 3);
+	ck_assert_int_eq(r.p.code, 3);
 	ck_assert_ptr_nonnull(
-	    strstr(r.err.data, "configuration error: no such database"));
-	ck_assert_msg(strstr(r.err.data, "early_exit.py exited with status "
-	                                 "7 before it started asyncio") != NULL,
-	              "%s", r.err.data);
-	ck_assert_uint_eq(r.out.len, 0);
+	    strstr(r.p.err.data, "configuration error: no such database"));
+	ck_assert_msg(strstr(r.p.err.data,
+	                     "early_exit.py exited with status "
+	                     "7 before it started asyncio") != NULL,
+	              "%s", r.p.err.data);
+	ck_assert_uint_eq(r.p.out.len, 0);
 	ck_assert_int_eq(event_pid(&r, "announced"), 0);
 	assert_no_launch_dir(&r);
 	run_fini(&r);
@@ -443,10 +417,10 @@ START_TEST(launch_never_announces)
 	with_command(argv, 32, cmd);
 	run_init(&r);
 	run_bin(&r, argv, extra);
-	ck_assert_int_eq(r.code, 3);
-	ck_assert_msg(strstr(r.err.data, "did not start asyncio within "
-	                                 "0.3s") != NULL,
-	              "%s", r.err.data);
+	ck_assert_int_eq(r.p.code, 3);
+	ck_assert_msg(strstr(r.p.err.data, "did not start asyncio within "
+	                                   "0.3s") != NULL,
+	              "%s", r.p.err.data);
 	pid = event_pid(&r, "launched");
 	ck_assert_int_eq(event_pid(&r, "announced"), 0);
 	/* ended, not left behind */
@@ -485,11 +459,11 @@ START_TEST(launch_keep)
 	status = reap(pid);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	ck_assert_msg(alive, "no socket %s", sock);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	ck_assert_int_eq(event_pid(&r, "ended"), 0);
 	snprintf(want, sizeof(want), "left python3 %s running as pid %ld", app,
 	         pid);
-	ck_assert_msg(strstr(r.err.data, want) != NULL, "%s", r.err.data);
+	ck_assert_msg(strstr(r.p.err.data, want) != NULL, "%s", r.p.err.data);
 	run_fini(&r);
 }
 END_TEST
@@ -508,14 +482,14 @@ START_TEST(launch_usage)
 		return;
 	run_init(&r);
 	run_bin(&r, both, NULL);
-	ck_assert_int_eq(r.code, 2);
-	ck_assert_ptr_nonnull(strstr(r.err.data, "exclude each other"));
+	ck_assert_int_eq(r.p.code, 2);
+	ck_assert_ptr_nonnull(strstr(r.p.err.data, "exclude each other"));
 	run_bin(&r, other, NULL);
-	ck_assert_int_eq(r.code, 2);
-	ck_assert_ptr_nonnull(strstr(r.err.data, "not for replay"));
+	ck_assert_int_eq(r.p.code, 2);
+	ck_assert_ptr_nonnull(strstr(r.p.err.data, "not for replay"));
 	run_bin(&r, keep, NULL);
-	ck_assert_int_eq(r.code, 2);
-	ck_assert_ptr_nonnull(strstr(r.err.data, "--keep applies"));
+	ck_assert_int_eq(r.p.code, 2);
+	ck_assert_ptr_nonnull(strstr(r.p.err.data, "--keep applies"));
 	/* nothing was started */
 	ck_assert_int_eq(event_pid(&r, "launched"), 0);
 	run_fini(&r);
@@ -544,22 +518,22 @@ START_TEST(launch_discover_without_endpoint)
 	buf_init(&listed);
 	run_init(&r);
 	run_bin(&r, keep, NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	a = event_pid(&r, "announced");
 	run_bin(&r, keep, NULL);
 	b = event_pid(&r, "announced");
-	if (r.code != 0 || b <= 0) {
+	if (r.p.code != 0 || b <= 0) {
 		kill((pid_t)a, SIGKILL);
 		if (b > 0)
 			kill((pid_t)b, SIGKILL);
 	}
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	ck_assert(a > 0 && b > 0 && a != b);
 
 	run_bin(&r, find, NULL);
-	code = r.code;
+	code = r.p.code;
 	buf_reset(&listed);
-	buf_add(&listed, r.err.data, r.err.len);
+	buf_add(&listed, r.p.err.data, r.p.err.len);
 	text(&listed);
 	ck_assert_int_eq(kill((pid_t)a, SIGKILL), 0);
 	(void)reap(a);
@@ -576,15 +550,16 @@ START_TEST(launch_discover_without_endpoint)
 	snprintf(want, sizeof(want), "%8ld  ", b);
 	ck_assert_msg(strstr(listed.data, want) != NULL, "%s", listed.data);
 	ck_assert_ptr_nonnull(strstr(listed.data, "app.py"));
-	if (r.code == 2) {
+	if (r.p.code == 2) {
 		/* another agent of this user in /run/user or /tmp */
 		tu_skip("launch_discover_without_endpoint (single)",
 		        "other live agents of this user are listed");
 	} else {
-		ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+		ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code,
+		              r.p.err.data);
 		snprintf(want, sizeof(want), "source: asyncio pid %ld", b);
-		ck_assert_msg(strstr(r.out.data, want) != NULL, "%s",
-		              r.out.data);
+		ck_assert_msg(strstr(r.p.out.data, want) != NULL, "%s",
+		              r.p.out.data);
 	}
 	buf_fini(&listed);
 	run_fini(&r);
@@ -612,12 +587,12 @@ START_TEST(launch_viewer_log)
 	data(app, sizeof(app), "app.py");
 	run_init(&r);
 	run_bin(&r, argv, NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	pid = event_pid(&r, "announced");
 	ck_assert_int_eq(pid, event_pid(&r, "launched"));
 	ck_assert_int_eq(event_pid(&r, "ended"), pid);
 	assert_gone(pid);
-	p = strstr(r.err.data, " is in ");
+	p = strstr(r.p.err.data, " is in ");
 	ck_assert_ptr_nonnull(p);
 	p += strlen(" is in ");
 	end = strchr(p, '\n');
@@ -626,8 +601,8 @@ START_TEST(launch_viewer_log)
 	ck_assert_int_eq(strncmp(log, r.dir, strlen(r.dir)), 0);
 	/* the header names it */
 	snprintf(want, sizeof(want), "log %.100s", log);
-	ck_assert_msg(strstr(r.out.data, want) != NULL, "%s", r.out.data);
-	ck_assert_ptr_null(strstr(r.out.data, "started"));
+	ck_assert_msg(strstr(r.p.out.data, want) != NULL, "%s", r.p.out.data);
+	ck_assert_ptr_null(strstr(r.p.out.data, "started"));
 	buf_init(&b);
 	ck_assert_int_eq(tu_read_file(log, &b), STATUS_OK);
 	text(&b);
@@ -647,7 +622,6 @@ START_TEST(launch_sigint_while_waiting)
 	const char *cmd[] = { "python3", app, NULL }, *argv[32];
 	struct buf seen;
 	struct run r;
-	pid_t pid;
 	long child;
 	int fd;
 
@@ -660,7 +634,7 @@ START_TEST(launch_sigint_while_waiting)
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	fd = open(fifo, O_RDONLY | O_NONBLOCK);
 	ck_assert_int_ge(fd, 0);
-	pid = start_bin(&r, argv, NULL, ".fifo");
+	start_bin(&r, argv, NULL, ".fifo");
 	buf_init(&seen);
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
@@ -681,10 +655,10 @@ START_TEST(launch_sigint_while_waiting)
 		ck_assert_int_gt(k, 0);
 		buf_add(&seen, chunk, (size_t)k);
 	}
-	ck_assert_int_eq(kill(pid, SIGINT), 0);
-	collect(&r, pid);
+	ck_assert_int_eq(kill(r.p.pid, SIGINT), 0);
+	collect(&r);
 	close(fd);
-	ck_assert_int_eq(r.code, 130);
+	ck_assert_int_eq(r.p.code, 130);
 	assert_gone(child);
 	assert_no_launch_dir(&r);
 	buf_fini(&seen);
@@ -727,19 +701,20 @@ static void check_chain(const char *python, bool user)
 		    tu_write_file(want, user_site, sizeof(user_site) - 1),
 		    STATUS_OK);
 	run_bin(&r, argv, user ? extra : NULL);
-	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
-	ck_assert_ptr_nonnull(strstr(r.err.data, "chain: agent enabled=True"));
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	ck_assert_ptr_nonnull(
-	    strstr(r.err.data, "chain: launch on path=False"));
+	    strstr(r.p.err.data, "chain: agent enabled=True"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.p.err.data, "chain: launch on path=False"));
 	if (user) {
 		ck_assert_ptr_nonnull(
-		    strstr(r.err.data, "user sitecustomize ran"));
+		    strstr(r.p.err.data, "user sitecustomize ran"));
 		snprintf(want, sizeof(want), "chain: sitecustomize=%s/%s", site,
 		         "sitecustomize.py");
 	} else {
 		snprintf(want, sizeof(want), "chain: sitecustomize=/usr/lib/");
 	}
-	ck_assert_msg(strstr(r.err.data, want) != NULL, "%s", r.err.data);
+	ck_assert_msg(strstr(r.p.err.data, want) != NULL, "%s", r.p.err.data);
 	if (user) {
 		snprintf(want, sizeof(want), "%s/sitecustomize.py", site);
 		unlink(want);

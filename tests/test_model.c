@@ -1,134 +1,14 @@
-/* The model: interning, reserved names, bounds, merging, canonical order,
- * the ring, eviction, reclaiming, meta, and allocation failures. */
+/* The model's fold: interning, reserved names, bounds, merging, canonical
+ * order, finding rows, meta and the sink.  The ring: test_model_ring.c;
+ * allocation failures: test_model_nomem.c. */
 #include <check.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/alloc.h"
 #include "model/model.h"
 #include "model/reserved.h"
-#include "tests/util.h"
-
-#define MAXF 64
-
-/* Values of a test sample: v, 2v, 3v, 4v, 5v. */
-static struct metrics vals(uint64_t v)
-{
-	struct metrics m;
-
-	for (unsigned i = 0; i < METRIC_COUNT; i++)
-		m.v[i] = v * (i + 1);
-	return m;
-}
-
-/* Splits "a;b;c" into views ("" is depth 0). */
-static size_t split(const char *stack, struct strview *fr)
-{
-	size_t n = 0;
-
-	if (!*stack)
-		return 0;
-	for (;;) {
-		const char *e = strchr(stack, ';');
-		ck_assert_uint_lt(n, MAXF);
-		fr[n++] = sv_n(stack, e ? (size_t)(e - stack) : strlen(stack));
-		if (!e)
-			return n;
-		stack = e + 1;
-	}
-}
-
-static enum status add_m(struct model *m, const char *stack, const char *task,
-                         struct metrics v, uint64_t tasks)
-{
-	struct strview fr[MAXF];
-	struct sample s = { fr, split(stack, fr), sv_c(task), v, tasks };
-
-	return model_add(m, &s);
-}
-
-static enum status add(struct model *m, const char *stack, const char *task,
-                       uint64_t v)
-{
-	return add_m(m, stack, task, vals(v), 1);
-}
-
-static struct model *mk(size_t windows, size_t stacks, size_t frames,
-                        size_t depth, size_t name)
-{
-	struct model_limits lim;
-	struct model *m;
-
-	model_limits_default(&lim);
-	if (windows)
-		lim.max_windows = windows;
-	if (stacks)
-		lim.max_stacks = stacks;
-	if (frames)
-		lim.max_frames = frames;
-	if (depth)
-		lim.max_depth = depth;
-	if (name)
-		lim.max_name = name;
-	ck_assert_int_eq(model_new(&lim, &m), STATUS_OK);
-	return m;
-}
-
-/* A stack as "a;b;c". */
-static void stack_str(const struct model *m, uint32_t id, struct buf *b)
-{
-	size_t depth;
-	const uint32_t *f = model_stack(m, id, &depth);
-
-	for (size_t i = 0; i < depth; i++) {
-		if (i)
-			buf_addc(b, ';');
-		buf_addv(b, model_frame(m, f[i]));
-	}
-}
-
-/* The window as text: a line per row, then a line per entry. */
-static char *dump(const struct model *m, const struct window *w)
-{
-	struct buf b;
-
-	buf_init(&b);
-	for (size_t r = 0; r < w->nrows; r++) {
-		const struct fold_row *row = &w->rows[r];
-		buf_adds(&b, "R ");
-		stack_str(m, row->stack, &b);
-		buf_printf(&b, " t=%" PRIu64 " v=%" PRIu64 ",%" PRIu64 "\n",
-		           row->tasks, row->m.v[0], row->m.v[4]);
-		for (uint32_t i = row->first; i < row->first + row->count;
-		     i++) {
-			const struct fold_entry *e = &w->entries[i];
-			struct strview n = model_name(m, e->name);
-			ck_assert_uint_eq(e->stack, row->stack);
-			buf_printf(&b, "  %.*s t=%" PRIu64 " v=%" PRIu64 "\n",
-			           (int)n.len, n.ptr, e->tasks, e->m.v[0]);
-		}
-	}
-	ck_assert_int_eq(buf_status(&b), STATUS_OK);
-	return buf_detach(&b, NULL);
-}
-
-static void check_dump(const struct model *m, const struct window *w,
-                       const char *want)
-{
-	char *got = dump(m, w);
-
-	ck_assert_ptr_nonnull(got);
-	ck_assert_str_eq(got, want);
-	mem_free(got);
-}
-
-static uint32_t row_stack(const struct window *w, size_t r)
-{
-	ck_assert_uint_lt(r, w->nrows);
-	return w->rows[r].stack;
-}
+#include "tests/model_util.h"
 
 START_TEST(new_bounds_and_states)
 {
@@ -166,14 +46,14 @@ START_TEST(new_bounds_and_states)
 		    st.frames_live + st.stacks_live + st.names_live, 0);
 	}
 
-	ck_assert_int_eq(add(m, "a", "t", 1), STATUS_INVAL);
+	ck_assert_int_eq(tm_add(m, "a", "t", 1), STATUS_INVAL);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_INVAL);
 	ck_assert_ptr_null(w);
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	ck_assert_int_eq(model_begin(m), STATUS_INVAL);
 	ck_assert_int_eq(model_add(m, NULL), STATUS_INVAL);
 	{
-		struct sample bad = { NULL, 2, sv_c("t"), vals(1), 1 };
+		struct sample bad = { NULL, 2, sv_c("t"), tm_vals(1), 1 };
 		struct strview f = { NULL, 3 };
 		ck_assert_int_eq(model_add(m, &bad), STATUS_INVAL);
 		bad.frames = &f;
@@ -193,28 +73,31 @@ END_TEST
 
 START_TEST(merge_same_stack_and_name)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
-	struct metrics big = vals(1);
+	struct metrics big = tm_vals(1);
 
 	big.v[0] = UINT64_MAX - 1;
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "main;serve", "conn", 10), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "main;serve", "conn", vals(5), 3), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "main;serve", "conn", vals(1), 0), STATUS_OK);
-	ck_assert_int_eq(add(m, "main;serve", "accept", 7), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "main;tick", "t", big, 1), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "main;tick", "t", vals(5), 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "main;serve", "conn", 10), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "main;serve", "conn", tm_vals(5), 3),
+	                 STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "main;serve", "conn", tm_vals(1), 0),
+	                 STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "main;serve", "accept", 7), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "main;tick", "t", big, 1), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "main;tick", "t", tm_vals(5), 1),
+	                 STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	ck_assert_uint_eq(w->nrows, 2);
 	ck_assert_uint_eq(w->nentries, 3);
 	ck_assert_uint_eq(w->stats.samples, 6);
-	check_dump(m, w,
-	           "R main;serve t=6 v=23,115\n"
-	           "  accept t=1 v=7\n"
-	           "  conn t=5 v=16\n"
-	           "R main;tick t=2 v=18446744073709551615,30\n"
-	           "  t t=2 v=18446744073709551615\n");
+	tm_check_dump(m, w,
+	              "R main;serve t=6 v=23,115\n"
+	              "  accept t=1 v=7\n"
+	              "  conn t=5 v=16\n"
+	              "R main;tick t=2 v=18446744073709551615,30\n"
+	              "  t t=2 v=18446744073709551615\n");
 	ck_assert_uint_eq(w->entries[1].m.v[1], 32);
 	ck_assert_uint_eq(w->entries[1].m.v[2], 48);
 	ck_assert_uint_eq(w->tasks, 8);
@@ -235,80 +118,80 @@ END_TEST
 
 START_TEST(canonical_order)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	/* arrival order is scrambled on purpose */
-	ck_assert_int_eq(add(m, "b", "x", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "\xc3\xa9t\xc3\xa9", "x", 2), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;z", "x", 3), STATUS_OK);
-	ck_assert_int_eq(add(m, "ab", "x", 4), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "t2", 5), STATUS_OK);
-	ck_assert_int_eq(add(m, "a", "x", 6), STATUS_OK);
-	ck_assert_int_eq(add(m, "z", "x", 7), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "T1", 8), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "t10", 9), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "\xe2\x82\xac", 10), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b;c", "x", 11), STATUS_OK);
-	ck_assert_int_eq(add(m, "B", "x", 12), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "b", "x", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "\xc3\xa9t\xc3\xa9", "x", 2), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;z", "x", 3), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "ab", "x", 4), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b", "t2", 5), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a", "x", 6), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "z", "x", 7), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b", "T1", 8), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b", "t10", 9), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b", "\xe2\x82\xac", 10), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b;c", "x", 11), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "B", "x", 12), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	/* root first, byte-wise (upper case before lower, UTF-8 after ASCII),
 	 * a prefix before its extensions, "a;..." before "ab" */
-	check_dump(m, w,
-	           "R B t=1 v=12,60\n"
-	           "  x t=1 v=12\n"
-	           "R a t=1 v=6,30\n"
-	           "  x t=1 v=6\n"
-	           "R a;b t=4 v=32,160\n"
-	           "  T1 t=1 v=8\n"
-	           "  t10 t=1 v=9\n"
-	           "  t2 t=1 v=5\n"
-	           "  \xe2\x82\xac t=1 v=10\n"
-	           "R a;b;c t=1 v=11,55\n"
-	           "  x t=1 v=11\n"
-	           "R a;z t=1 v=3,15\n"
-	           "  x t=1 v=3\n"
-	           "R ab t=1 v=4,20\n"
-	           "  x t=1 v=4\n"
-	           "R b t=1 v=1,5\n"
-	           "  x t=1 v=1\n"
-	           "R z t=1 v=7,35\n"
-	           "  x t=1 v=7\n"
-	           "R \xc3\xa9t\xc3\xa9 t=1 v=2,10\n"
-	           "  x t=1 v=2\n");
+	tm_check_dump(m, w,
+	              "R B t=1 v=12,60\n"
+	              "  x t=1 v=12\n"
+	              "R a t=1 v=6,30\n"
+	              "  x t=1 v=6\n"
+	              "R a;b t=4 v=32,160\n"
+	              "  T1 t=1 v=8\n"
+	              "  t10 t=1 v=9\n"
+	              "  t2 t=1 v=5\n"
+	              "  \xe2\x82\xac t=1 v=10\n"
+	              "R a;b;c t=1 v=11,55\n"
+	              "  x t=1 v=11\n"
+	              "R a;z t=1 v=3,15\n"
+	              "  x t=1 v=3\n"
+	              "R ab t=1 v=4,20\n"
+	              "  x t=1 v=4\n"
+	              "R b t=1 v=1,5\n"
+	              "  x t=1 v=1\n"
+	              "R z t=1 v=7,35\n"
+	              "  x t=1 v=7\n"
+	              "R \xc3\xa9t\xc3\xa9 t=1 v=2,10\n"
+	              "  x t=1 v=2\n");
 	for (size_t r = 0; r + 1 < w->nrows; r++) {
-		ck_assert_int_eq(
-		    model_stack_cmp(m, row_stack(w, r), row_stack(w, r + 1)),
-		    -1);
-		ck_assert_int_eq(
-		    model_stack_cmp(m, row_stack(w, r + 1), row_stack(w, r)),
-		    1);
+		ck_assert_int_eq(model_stack_cmp(m, tm_row_stack(w, r),
+		                                 tm_row_stack(w, r + 1)),
+		                 -1);
+		ck_assert_int_eq(model_stack_cmp(m, tm_row_stack(w, r + 1),
+		                                 tm_row_stack(w, r)),
+		                 1);
 	}
-	ck_assert_int_eq(model_stack_cmp(m, row_stack(w, 2), row_stack(w, 2)),
-	                 0);
+	ck_assert_int_eq(
+	    model_stack_cmp(m, tm_row_stack(w, 2), tm_row_stack(w, 2)), 0);
 	model_free(m);
 }
 END_TEST
 
 START_TEST(reserved_names)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 	struct strview fr[3] = { sv_c("root"), sv_n("", 0), sv_n(NULL, 0) };
-	struct sample s = { fr, 3, sv_n(NULL, 0), vals(1), 1 };
+	struct sample s = { fr, 3, sv_n(NULL, 0), tm_vals(1), 1 };
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "", "", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "", "t", 2), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "", "", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "", "t", 2), STATUS_OK);
 	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R [no spawn stack] t=2 v=3,15\n"
-	           "  <unnamed> t=1 v=1\n"
-	           "  t t=1 v=2\n"
-	           "R root;[unknown];[unknown] t=1 v=1,5\n"
-	           "  <unnamed> t=1 v=1\n");
+	tm_check_dump(m, w,
+	              "R [no spawn stack] t=2 v=3,15\n"
+	              "  <unnamed> t=1 v=1\n"
+	              "  t t=1 v=2\n"
+	              "R root;[unknown];[unknown] t=1 v=1,5\n"
+	              "  <unnamed> t=1 v=1\n");
 	ck_assert_uint_eq(
 	    w->stats.truncated + w->stats.clipped + w->stats.other, 0);
 	model_free(m);
@@ -317,39 +200,39 @@ END_TEST
 
 START_TEST(depth_cap)
 {
-	struct model *m = mk(0, 0, 0, 4, 0);
+	struct model *m = tm_mk(0, 0, 0, 4, 0);
 	const struct window *w;
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9", "t", 1),
+	ck_assert_int_eq(tm_add(m, "f0;f1;f2;f3;f4;f5;f6;f7;f8;f9", "t", 1),
 	                 STATUS_OK);
-	ck_assert_int_eq(add(m, "g0;g1;g2;g3", "t", 2), STATUS_OK);
-	ck_assert_int_eq(add(m, "h0;h1;h2;h3;h4", "t", 3), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "g0;g1;g2;g3", "t", 2), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "h0;h1;h2;h3;h4", "t", 3), STATUS_OK);
 	/* a different root but the same kept frames: same stack */
-	ck_assert_int_eq(add(m, "X;X;X;X;X;X;f7;f8;f9", "t", 4), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "X;X;X;X;X;X;f7;f8;f9", "t", 4), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R [truncated 2 frames];h2;h3;h4 t=1 v=3,15\n"
-	           "  t t=1 v=3\n"
-	           "R [truncated 6 frames];f7;f8;f9 t=1 v=4,20\n"
-	           "  t t=1 v=4\n"
-	           "R [truncated 7 frames];f7;f8;f9 t=1 v=1,5\n"
-	           "  t t=1 v=1\n"
-	           "R g0;g1;g2;g3 t=1 v=2,10\n"
-	           "  t t=1 v=2\n");
+	tm_check_dump(m, w,
+	              "R [truncated 2 frames];h2;h3;h4 t=1 v=3,15\n"
+	              "  t t=1 v=3\n"
+	              "R [truncated 6 frames];f7;f8;f9 t=1 v=4,20\n"
+	              "  t t=1 v=4\n"
+	              "R [truncated 7 frames];f7;f8;f9 t=1 v=1,5\n"
+	              "  t t=1 v=1\n"
+	              "R g0;g1;g2;g3 t=1 v=2,10\n"
+	              "  t t=1 v=2\n");
 	ck_assert_uint_eq(w->stats.truncated, 3);
 	model_free(m);
 
-	m = mk(0, 0, 0, 1, 0);
+	m = tm_mk(0, 0, 0, 1, 0);
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b;c", "t", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "a", "t", 2), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b;c", "t", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a", "t", 2), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R [truncated 3 frames] t=1 v=1,5\n"
-	           "  t t=1 v=1\n"
-	           "R a t=1 v=2,10\n"
-	           "  t t=1 v=2\n");
+	tm_check_dump(m, w,
+	              "R [truncated 3 frames] t=1 v=1,5\n"
+	              "  t t=1 v=1\n"
+	              "R a t=1 v=2,10\n"
+	              "  t t=1 v=2\n");
 	ck_assert_uint_eq(w->stats.truncated, 1);
 	model_free(m);
 }
@@ -357,74 +240,64 @@ END_TEST
 
 START_TEST(clip_at_utf8_boundary)
 {
-	struct model *m = mk(0, 0, 0, 0, 5);
+	struct model *m = tm_mk(0, 0, 0, 0, 5);
 	const struct window *w;
 	struct strview v;
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	/* é is C3 A9 at bytes 4-5: cut before it */
 	ck_assert_int_eq(
-	    add(m, "abcd\xc3\xa9;abcdefgh", "ab\xe2\x82\xacxyz", 1), STATUS_OK);
+	    tm_add(m, "abcd\xc3\xa9;abcdefgh", "ab\xe2\x82\xacxyz", 1),
+	    STATUS_OK);
 	/* an emoji at bytes 3-6; five bytes exactly; invalid bytes */
 	ck_assert_int_eq(
-	    add(m, "abc\xf0\x9f\x98\x80;12345;\x80\x80\x80\x80\x80\x80",
-	        "\xc3\xa9", 2),
+	    tm_add(m, "abc\xf0\x9f\x98\x80;12345;\x80\x80\x80\x80\x80\x80",
+	           "\xc3\xa9", 2),
 	    STATUS_OK);
 	/* a lead byte whose sequence fits exactly */
-	ck_assert_int_eq(add(m, "abc\xc3\xa9z", "t", 3), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "abc\xc3\xa9z", "t", 3), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R abc;12345;\x80\x80\x80\x80\x80 t=1 v=2,10\n"
-	           "  \xc3\xa9 t=1 v=2\n"
-	           "R abcd;abcde t=1 v=1,5\n"
-	           "  ab\xe2\x82\xac t=1 v=1\n"
-	           "R abc\xc3\xa9 t=1 v=3,15\n"
-	           "  t t=1 v=3\n");
+	tm_check_dump(m, w,
+	              "R abc;12345;\x80\x80\x80\x80\x80 t=1 v=2,10\n"
+	              "  \xc3\xa9 t=1 v=2\n"
+	              "R abcd;abcde t=1 v=1,5\n"
+	              "  ab\xe2\x82\xac t=1 v=1\n"
+	              "R abc\xc3\xa9 t=1 v=3,15\n"
+	              "  t t=1 v=3\n");
 	/* 3 + 2 + 1 strings were longer than 5 bytes */
 	ck_assert_uint_eq(w->stats.clipped, 6);
-	v = model_frame(m, model_stack(m, row_stack(w, 1), NULL)[0]);
+	v = model_frame(m, model_stack(m, tm_row_stack(w, 1), NULL)[0]);
 	ck_assert_uint_eq(v.len, 4);
 	ck_assert_int_eq(memcmp(v.ptr, "abcd", 5), 0); /* NUL-terminated */
 	model_free(m);
 }
 END_TEST
 
-static void live(const struct model *m, size_t frames, size_t stacks,
-                 size_t names)
-{
-	struct model_stats st;
-
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.frames_live, frames);
-	ck_assert_uint_eq(st.stacks_live, stacks);
-	ck_assert_uint_eq(st.names_live, names);
-}
-
 START_TEST(stack_cap_goes_to_other)
 {
-	struct model *m = mk(0, 2, 0, 0, 0);
+	struct model *m = tm_mk(0, 2, 0, 0, 0);
 	const struct window *w;
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "x", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "c", "y", 2), STATUS_OK);
-	live(m, 3, 2, 2);
+	ck_assert_int_eq(tm_add(m, "a;b", "x", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "c", "y", 2), STATUS_OK);
+	tm_live(m, 3, 2, 2);
 	/* a third stack: [other], the name kept; its new frames undone */
-	ck_assert_int_eq(add(m, "d;e", "z", 4), STATUS_LIMIT);
-	live(m, 3, 2, 3);
-	ck_assert_int_eq(add(m, "a;f", "x", 8), STATUS_LIMIT);
-	ck_assert_int_eq(add(m, "c", "y", 16), STATUS_OK); /* known: fine */
+	ck_assert_int_eq(tm_add(m, "d;e", "z", 4), STATUS_LIMIT);
+	tm_live(m, 3, 2, 3);
+	ck_assert_int_eq(tm_add(m, "a;f", "x", 8), STATUS_LIMIT);
+	ck_assert_int_eq(tm_add(m, "c", "y", 16), STATUS_OK); /* known: fine */
 	/* a sample naming [other] itself lands in the same stack */
-	ck_assert_int_eq(add(m, "[other]", "x", 32), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "[other]", "x", 32), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R [other] t=3 v=44,220\n"
-	           "  x t=2 v=40\n"
-	           "  z t=1 v=4\n"
-	           "R a;b t=1 v=1,5\n"
-	           "  x t=1 v=1\n"
-	           "R c t=2 v=18,90\n"
-	           "  y t=2 v=18\n");
+	tm_check_dump(m, w,
+	              "R [other] t=3 v=44,220\n"
+	              "  x t=2 v=40\n"
+	              "  z t=1 v=4\n"
+	              "R a;b t=1 v=1,5\n"
+	              "  x t=1 v=1\n"
+	              "R c t=2 v=18,90\n"
+	              "  y t=2 v=18\n");
 	ck_assert_uint_eq(w->stats.other, 2);
 	ck_assert_uint_eq(w->stats.samples, 6);
 	model_free(m);
@@ -433,31 +306,32 @@ END_TEST
 
 START_TEST(frame_and_name_caps)
 {
-	struct model *m = mk(0, 0, 3, 0, 0);
+	struct model *m = tm_mk(0, 0, 3, 0, 0);
 	const struct window *w;
 	struct model_stats st;
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "n1", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "c", "n2", 2), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a;b", "n1", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "c", "n2", 2), STATUS_OK);
 	/* frame d would be the fourth: [other], name n3 kept */
-	ck_assert_int_eq(add(m, "a;d", "n3", 4), STATUS_LIMIT);
-	live(m, 3, 2, 3);
+	ck_assert_int_eq(tm_add(m, "a;d", "n3", 4), STATUS_LIMIT);
+	tm_live(m, 3, 2, 3);
 	/* name n4 would be the fourth: [other] and [other] */
-	ck_assert_int_eq(add(m, "a;b", "n4", 8), STATUS_LIMIT);
-	live(m, 3, 2, 3);
-	ck_assert_int_eq(add(m, "c;a", "n1", 16), STATUS_OK); /* no new frame */
+	ck_assert_int_eq(tm_add(m, "a;b", "n4", 8), STATUS_LIMIT);
+	tm_live(m, 3, 2, 3);
+	ck_assert_int_eq(tm_add(m, "c;a", "n1", 16),
+	                 STATUS_OK); /* no new frame */
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w,
-	           "R [other] t=2 v=12,60\n"
-	           "  [other] t=1 v=8\n"
-	           "  n3 t=1 v=4\n"
-	           "R a;b t=1 v=1,5\n"
-	           "  n1 t=1 v=1\n"
-	           "R c t=1 v=2,10\n"
-	           "  n2 t=1 v=2\n"
-	           "R c;a t=1 v=16,80\n"
-	           "  n1 t=1 v=16\n");
+	tm_check_dump(m, w,
+	              "R [other] t=2 v=12,60\n"
+	              "  [other] t=1 v=8\n"
+	              "  n3 t=1 v=4\n"
+	              "R a;b t=1 v=1,5\n"
+	              "  n1 t=1 v=1\n"
+	              "R c t=1 v=2,10\n"
+	              "  n2 t=1 v=2\n"
+	              "R c;a t=1 v=16,80\n"
+	              "  n1 t=1 v=16\n");
 	ck_assert_uint_eq(w->stats.other, 2);
 	model_stats(m, &st);
 	ck_assert_uint_eq(st.frames_reclaimed, 0);
@@ -467,13 +341,13 @@ END_TEST
 
 START_TEST(zero_samples_and_empty_windows)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w, *w1;
 	struct metrics zero = { { 0 } };
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "a", "t", zero, 5), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "", "", zero, 0), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "a", "t", zero, 5), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "", "", zero, 0), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w1), STATUS_EMPTY_WINDOW);
 	ck_assert_ptr_nonnull(w1);
 	ck_assert(w1->empty);
@@ -482,13 +356,13 @@ START_TEST(zero_samples_and_empty_windows)
 	ck_assert_uint_eq(w1->stats.zero, 2);
 	ck_assert_uint_eq(w1->stats.samples, 0);
 	ck_assert_uint_eq(window_find_row(w1, 1), SIZE_MAX);
-	live(m, 0, 0, 0);
+	tm_live(m, 0, 0, 0);
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_EMPTY_WINDOW);
 	ck_assert_uint_eq(w->seq, 2);
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a", "t", 1), STATUS_OK);
-	ck_assert_int_eq(add_m(m, "a", "t", zero, 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a", "t", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add_m(m, "a", "t", zero, 1), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	ck_assert(!w->empty);
 	ck_assert_uint_eq(w->seq, 3);
@@ -506,201 +380,16 @@ START_TEST(zero_samples_and_empty_windows)
 }
 END_TEST
 
-START_TEST(evict_by_count)
-{
-	struct model *m = mk(3, 0, 0, 0, 0);
-	const struct window *w;
-	struct model_stats st;
-	char name[16];
-
-	for (int i = 1; i <= 20; i++) {
-		snprintf(name, sizeof(name), "w%d", i);
-		ck_assert_int_eq(model_begin(m), STATUS_OK);
-		ck_assert_int_eq(add(m, "main", name, (uint64_t)i), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-		ck_assert_uint_eq(w->seq, (uint64_t)i);
-		ck_assert_uint_eq(model_window_count(m), i < 3 ? (size_t)i : 3);
-	}
-	ck_assert_uint_eq(model_window(m, 0)->seq, 18);
-	ck_assert_ptr_eq(model_latest(m), w);
-	ck_assert_ptr_null(model_window_seq(m, 17));
-	ck_assert_ptr_eq(model_window_seq(m, 18), model_window(m, 0));
-	ck_assert_uint_eq(model_window_seq(m, 19)->entries[0].m.v[0], 19);
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.windows_committed, 20);
-	ck_assert_uint_eq(st.windows_evicted, 17);
-	ck_assert_uint_eq(st.windows_kept, 3);
-	ck_assert_uint_eq(st.names_live, 3);
-	ck_assert_uint_eq(st.names_reclaimed, 17);
-	ck_assert_uint_eq(st.frames_live, 1);
-	ck_assert_uint_eq(st.frames_reclaimed, 0);
-	model_free(m);
-}
-END_TEST
-
-/* Three windows of the same shape (the same strings) into a model with
- * budget; bytes[i] gets the accounted total after each commit. */
-static void three(size_t budget, size_t *bytes, size_t *kept)
-{
-	struct model_limits lim;
-	struct model *m;
-	struct model_stats st;
-	const struct window *w;
-
-	model_limits_default(&lim);
-	lim.mem_budget = budget;
-	ck_assert_int_eq(model_new(&lim, &m), STATUS_OK);
-	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(model_begin(m), STATUS_OK);
-		ck_assert_int_eq(add(m, "main;serve", "conn", 1), STATUS_OK);
-		ck_assert_int_eq(add(m, "main;tick", "tick", 2), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-		model_stats(m, &st);
-		bytes[i] = st.bytes;
-		kept[i] = st.windows_kept;
-		ck_assert_ptr_eq(model_latest(m), w); /* the newest is kept */
-		ck_assert_uint_eq(w->seq, (uint64_t)i + 1);
-		size_t sum = 0;
-		for (size_t k = 0; k < model_window_count(m); k++)
-			sum += model_window(m, k)->bytes;
-		ck_assert_uint_gt(st.bytes, sum);
-		/* past the budget only when the newest alone is kept */
-		if (st.windows_kept > 1)
-			ck_assert_uint_le(st.bytes, budget);
-	}
-	model_free(m);
-}
-
-START_TEST(evict_by_memory_budget)
-{
-	size_t b[3], k[3];
-
-	three((size_t)1 << 30, b, k);
-	ck_assert_uint_eq(k[2], 3);
-	ck_assert_uint_lt(b[0], b[1]);
-	ck_assert_uint_eq(b[2] - b[1], b[1] - b[0]); /* one window's bytes */
-	/* room for two windows: the third commit evicts the first */
-	{
-		size_t b2[3], k2[3];
-		three(b[1], b2, k2);
-		ck_assert_uint_eq(k2[0], 1);
-		ck_assert_uint_eq(k2[1], 2);
-		ck_assert_uint_eq(k2[2], 2);
-		ck_assert_uint_eq(b2[2], b[1]);
-	}
-	/* no room at all: the newest is still kept */
-	three(1, b, k);
-	ck_assert_uint_eq(k[0], 1);
-	ck_assert_uint_eq(k[1], 1);
-	ck_assert_uint_eq(k[2], 1);
-}
-END_TEST
-
-START_TEST(reclaim_and_ids_never_reused)
-{
-	struct model *m = mk(1, 0, 0, 0, 0);
-	const struct window *w;
-	struct model_stats st;
-	uint32_t old_stack, old_a, old_b, old_name, keep_stack;
-	const uint32_t *f;
-	size_t depth;
-
-	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "x", 1), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;c", "y", 1), STATUS_OK);
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	old_stack = row_stack(w, 0);
-	f = model_stack(m, old_stack, &depth);
-	ck_assert_uint_eq(depth, 2);
-	old_a = f[0];
-	old_b = f[1];
-	old_name = w->entries[0].name;
-	keep_stack = row_stack(w, 1);
-	/* ids start at 1; the pinned [other] frame, stack and name have 1 */
-	ck_assert_uint_eq(old_a, 2);
-	ck_assert_uint_eq(old_b, 3);
-	ck_assert_uint_eq(old_stack, 2);
-	ck_assert_uint_eq(old_name, 2);
-
-	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;c", "y", 2), STATUS_OK);
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.windows_kept, 1);
-	ck_assert_uint_eq(st.frames_reclaimed, 1); /* b; a is shared */
-	ck_assert_uint_eq(st.stacks_reclaimed, 1);
-	ck_assert_uint_eq(st.names_reclaimed, 1);
-	ck_assert_uint_eq(st.frames_live, 2);
-	ck_assert_uint_eq(st.stacks_live, 1);
-	ck_assert_uint_eq(st.names_live, 1);
-	ck_assert_uint_eq(row_stack(w, 0), keep_stack);
-	ck_assert_uint_eq(model_frame(m, old_b).len, 0);
-	ck_assert_uint_eq(model_frame(m, old_a).len, 1);
-	ck_assert_uint_eq(model_name(m, old_name).len, 0);
-	ck_assert_ptr_null(model_stack(m, old_stack, &depth));
-	ck_assert_uint_eq(depth, 0);
-	ck_assert_uint_eq(model_frame(m, 0).len, 0);
-	ck_assert_uint_eq(model_frame(m, 12345).len, 0);
-	/* a reclaimed id reads as the empty stack: before any other */
-	ck_assert_int_eq(model_stack_cmp(m, old_stack, keep_stack), -1);
-	ck_assert_int_eq(model_stack_cmp(m, keep_stack, old_stack), 1);
-
-	/* the same strings again: new ids */
-	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a;b", "x", 3), STATUS_OK);
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	f = model_stack(m, row_stack(w, 0), &depth);
-	ck_assert_uint_eq(depth, 2);
-	ck_assert_uint_eq(f[0], old_a); /* a was never reclaimed */
-	ck_assert_uint_gt(f[1], 4);
-	ck_assert_uint_gt(row_stack(w, 0), keep_stack);
-	ck_assert_uint_gt(w->entries[0].name, 3);
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.frames_reclaimed, 2); /* c */
-	ck_assert_uint_eq(st.stacks_reclaimed, 2);
-	model_free(m);
-}
-END_TEST
-
-START_TEST(ids_increase_under_churn)
-{
-	struct model *m = mk(2, 0, 0, 0, 0);
-	const struct window *w;
-	struct model_stats st;
-	uint32_t last_name = 0, last_stack = 0;
-	char name[32], stack[32];
-
-	for (int i = 0; i < 600; i++) {
-		snprintf(name, sizeof(name), "task %d", i);
-		snprintf(stack, sizeof(stack), "root;site%d", i);
-		ck_assert_int_eq(model_begin(m), STATUS_OK);
-		ck_assert_int_eq(add(m, stack, name, 1), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-		ck_assert_uint_gt(w->entries[0].name, last_name);
-		ck_assert_uint_gt(w->rows[0].stack, last_stack);
-		last_name = w->entries[0].name;
-		last_stack = w->rows[0].stack;
-	}
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.names_live, 2);
-	ck_assert_uint_eq(st.names_reclaimed, 598);
-	ck_assert_uint_eq(st.frames_live, 3);
-	ck_assert_uint_eq(st.frames_reclaimed, 598);
-	ck_assert_uint_eq(last_name, 601);
-	model_free(m);
-}
-END_TEST
-
 START_TEST(find_row)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 	char stack[32];
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	for (int i = 0; i < 300; i++) {
 		snprintf(stack, sizeof(stack), "r;%d", (i * 37) % 300);
-		ck_assert_int_eq(add(m, stack, "t", 1), STATUS_OK);
+		ck_assert_int_eq(tm_add(m, stack, "t", 1), STATUS_OK);
 	}
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	ck_assert_uint_eq(w->nrows, 300);
@@ -720,7 +409,7 @@ static char *dup(const char *s)
 
 START_TEST(meta_is_copied)
 {
-	struct model *m = mk(0, 0, 0, 0, 6);
+	struct model *m = tm_mk(0, 0, 0, 0, 6);
 	const struct window *w;
 	char *reason = dup("app exited"), *source = dup("pid 42");
 	char *c0 = dup("k=v"), *c1 = dup("\xe2\x82\xac\xe2\x82\xac!");
@@ -765,7 +454,7 @@ START_TEST(meta_is_copied)
 	meta.source = NULL;
 	meta.comments = NULL;
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	ck_assert_int_eq(add(m, "a", "t", 1), STATUS_OK);
+	ck_assert_int_eq(tm_add(m, "a", "t", 1), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
 	ck_assert_ptr_null(w->meta.reason);
 	ck_assert_ptr_null(w->meta.source);
@@ -783,10 +472,10 @@ END_TEST
 
 START_TEST(sink_and_abort)
 {
-	struct model *m = mk(0, 1, 0, 0, 0);
+	struct model *m = tm_mk(0, 1, 0, 0, 0);
 	struct sample_sink k = model_sink(m);
 	struct strview fr[2] = { sv_c("a"), sv_c("b") };
-	struct sample s = { fr, 2, sv_c("t"), vals(1), 1 };
+	struct sample s = { fr, 2, sv_c("t"), tm_vals(1), 1 };
 	struct model_stats st;
 	const struct window *w;
 
@@ -797,20 +486,20 @@ START_TEST(sink_and_abort)
 	ck_assert_int_eq(k.sample(k.ctx, &s), STATUS_OK);
 	s.depth = 1;
 	ck_assert_int_eq(k.sample(k.ctx, &s), STATUS_LIMIT);
-	live(m, 2, 1, 1);
+	tm_live(m, 2, 1, 1);
 	model_abort(m);
 	model_stats(m, &st);
 	ck_assert_uint_eq(st.frames_reclaimed, 2);
 	ck_assert_uint_eq(st.stacks_reclaimed, 1);
 	ck_assert_uint_eq(st.names_reclaimed, 1);
 	ck_assert_uint_eq(st.windows_kept, 0);
-	live(m, 0, 0, 0);
+	tm_live(m, 0, 0, 0);
 	/* open again: the cap has room again, a fresh window */
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	ck_assert_int_eq(k.sample(k.ctx, &s), STATUS_OK);
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	ck_assert_uint_eq(w->seq, 1);
-	check_dump(m, w, "R a t=1 v=1,5\n  t t=1 v=1\n");
+	tm_check_dump(m, w, "R a t=1 v=1,5\n  t t=1 v=1\n");
 	model_free(m);
 }
 END_TEST
@@ -840,7 +529,7 @@ START_TEST(order_of_many)
 {
 	static const char *const parts[] = { "a", "b", "ab",    "\xc3\xa9",
 		                             "A", "",  "z\xff", "z" };
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 	char stack[64], name[16];
@@ -856,7 +545,7 @@ START_TEST(order_of_many)
 		}
 		snprintf(name, sizeof(name), "n%u",
 		         (unsigned)(seed >> 40) % 13);
-		ck_assert_int_eq(add(m, stack, name, 1), STATUS_OK);
+		ck_assert_int_eq(tm_add(m, stack, name, 1), STATUS_OK);
 	}
 	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
 	ck_assert_uint_gt(w->nrows, 300);
@@ -878,69 +567,10 @@ START_TEST(order_of_many)
 }
 END_TEST
 
-/* Windows of 200 rows, always the same stacks. */
-static const struct window *big_window(struct model *m)
-{
-	const struct window *w;
-	char stack[32];
-
-	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	for (int i = 0; i < 200; i++) {
-		snprintf(stack, sizeof(stack), "big;%d", i);
-		ck_assert_int_eq(add(m, stack, "t", 1), STATUS_OK);
-	}
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	return w;
-}
-
-START_TEST(ring_grows_while_wrapped)
-{
-	struct model_limits lim;
-	struct model *m;
-	const struct window *w;
-	struct model_stats st;
-	size_t one, wbytes;
-
-	m = mk(0, 0, 0, 0, 0);
-	wbytes = big_window(m)->bytes;
-	model_stats(m, &st);
-	one = st.bytes;
-	model_free(m);
-
-	/* room for one big window and a half: each evicts the one before,
-	 * so the ring's head moves */
-	model_limits_default(&lim);
-	lim.mem_budget = one + wbytes / 2;
-	ck_assert_int_eq(model_new(&lim, &m), STATUS_OK);
-	for (int k = 0; k < 5; k++)
-		big_window(m);
-	ck_assert_uint_eq(model_window_count(m), 1);
-	/* then small ones pile up past the ring's first capacity */
-	for (int k = 0; k < 30; k++) {
-		ck_assert_int_eq(model_begin(m), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, NULL, &w),
-		                 STATUS_EMPTY_WINDOW);
-	}
-	ck_assert_uint_eq(model_window_count(m), 31);
-	for (size_t i = 0; i < 31; i++) {
-		ck_assert_uint_eq(model_window(m, i)->seq, 5 + i);
-		ck_assert_ptr_eq(model_window_seq(m, 5 + i),
-		                 model_window(m, i));
-	}
-	ck_assert_uint_eq(model_window(m, 0)->nrows, 200);
-	ck_assert_ptr_eq(model_latest(m), w);
-	model_stats(m, &st);
-	ck_assert_uint_eq(st.windows_evicted, 4);
-	ck_assert_uint_eq(st.stacks_live, 200);
-	ck_assert_uint_le(st.bytes, lim.mem_budget);
-	model_free(m);
-}
-END_TEST
-
 /* A burst window, a small one (its table is given back), a burst again. */
 START_TEST(fold_table_after_burst)
 {
-	struct model *m = mk(0, 0, 0, 0, 0);
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 	char stack[32];
 
@@ -949,7 +579,7 @@ START_TEST(fold_table_after_burst)
 		ck_assert_int_eq(model_begin(m), STATUS_OK);
 		for (int i = 0; i < 2 * n; i++) {
 			snprintf(stack, sizeof(stack), "s;%d", i % n);
-			ck_assert_int_eq(add(m, stack, i % 3 ? "a" : "b", 1),
+			ck_assert_int_eq(tm_add(m, stack, i % 3 ? "a" : "b", 1),
 			                 STATUS_OK);
 		}
 		ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
@@ -958,182 +588,6 @@ START_TEST(fold_table_after_burst)
 		ck_assert_uint_eq(w->total.v[4], 10 * (uint64_t)n);
 	}
 	model_free(m);
-}
-END_TEST
-
-/* ---- allocation failures ------------------------------------------------*/
-
-static enum status ok_or(enum status st)
-{
-	return st == STATUS_LIMIT || st == STATUS_EMPTY_WINDOW ? STATUS_OK : st;
-}
-
-static enum status torture_run(void *ctx)
-{
-	struct model_limits lim;
-	struct model *m;
-	const struct window *w;
-	const char *comments[] = { "c1", "c2" };
-	struct window_meta meta = { .source = "src",
-		                    .reason = "why",
-		                    .comments = comments,
-		                    .ncomments = 2 };
-	enum status st;
-
-	(void)ctx;
-	model_limits_default(&lim);
-	lim.max_windows = 2;
-	lim.max_stacks = 6;
-	lim.max_depth = 3;
-	lim.max_name = 8;
-	st = model_new(&lim, &m);
-	if (st != STATUS_OK)
-		return st;
-	for (int win = 0; win < 3; win++) {
-		st = model_begin(m);
-		if (st == STATUS_OK)
-			st = ok_or(add(m, "main;serve;conn;read", "conn", 1));
-		if (st == STATUS_OK)
-			st = ok_or(add(m, "", "", 2));
-		if (st == STATUS_OK)
-			st = ok_or(add(m, "main;;x", "a very long name", 3));
-		if (st == STATUS_OK && win != 1)
-			st = ok_or(add(m, "main;serve", "conn", 4));
-		for (int i = 0; st == STATUS_OK && i < 6; i++) {
-			char stack[16];
-			snprintf(stack, sizeof(stack), "w%d;s%d", win, i);
-			st = ok_or(add(m, stack, "t", 5));
-		}
-		if (st == STATUS_OK)
-			st = ok_or(model_commit(m, &meta, &w));
-		if (st != STATUS_OK)
-			break;
-	}
-	if (st == STATUS_OK) {
-		ck_assert_uint_eq(model_window_count(m), 2);
-		ck_assert_uint_eq(model_latest(m)->seq, 3);
-		ck_assert_str_eq(model_latest(m)->meta.comments[1], "c2");
-	}
-	model_free(m);
-	return st;
-}
-
-START_TEST(nomem_torture)
-{
-	ck_assert_uint_gt(tu_torture(torture_run, NULL), 20);
-}
-END_TEST
-
-/* The fixture of the recovery tests: two known samples, then `fresh`
- * (new frames, stack and name), then one more. */
-static void before(struct model **m)
-{
-	*m = mk(0, 0, 0, 0, 0);
-	ck_assert_int_eq(model_begin(*m), STATUS_OK);
-	ck_assert_int_eq(add(*m, "main;serve", "conn", 1), STATUS_OK);
-	ck_assert_int_eq(add(*m, "main;tick", "tick", 2), STATUS_OK);
-}
-
-static enum status fresh(struct model *m)
-{
-	return add(m, "main;new;frames;here", "newname", 4);
-}
-
-static const char expect_fresh[] = "R main;new;frames;here t=2 v=8,40\n"
-                                   "  newname t=2 v=8\n"
-                                   "R main;serve t=1 v=1,5\n"
-                                   "  conn t=1 v=1\n"
-                                   "R main;tick t=1 v=2,10\n"
-                                   "  tick t=1 v=2\n";
-
-START_TEST(nomem_in_add_leaves_window_usable)
-{
-	struct model *m;
-	const struct window *w;
-	unsigned long total, i;
-	uint32_t want_stack;
-
-	before(&m);
-	mem_count_reset();
-	ck_assert_int_eq(fresh(m), STATUS_OK);
-	total = mem_count();
-	ck_assert_uint_gt(total, 4);
-	ck_assert_int_eq(fresh(m), STATUS_OK);
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-	check_dump(m, w, expect_fresh);
-	want_stack = row_stack(w, 0);
-	model_free(m);
-
-	for (i = 1; i <= total; i++) {
-		struct model_stats st;
-		enum status s;
-		before(&m);
-		mem_count_reset();
-		mem_fail_at(i);
-		s = fresh(m);
-		mem_fail_at(0);
-		ck_assert_int_eq(s, STATUS_NOMEM);
-		live(m, 3, 2, 2); /* as before the call */
-		model_stats(m, &st);
-		ck_assert_uint_eq(st.frames_reclaimed, 0);
-		ck_assert_int_eq(fresh(m), STATUS_OK);
-		ck_assert_int_eq(fresh(m), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
-		check_dump(m, w, expect_fresh);
-		ck_assert_uint_eq(w->stats.samples, 4);
-		/* the failed call gave its numbers back */
-		ck_assert_uint_eq(row_stack(w, 0), want_stack);
-		model_free(m);
-	}
-	mem_count_reset();
-}
-END_TEST
-
-START_TEST(nomem_in_commit_keeps_window_open)
-{
-	struct model *m;
-	const struct window *w;
-	const char *comments[] = { "x" };
-	struct window_meta meta = { .source = "s",
-		                    .comments = comments,
-		                    .ncomments = 1 };
-	unsigned long total, i;
-
-	before(&m);
-	ck_assert_int_eq(fresh(m), STATUS_OK);
-	mem_count_reset();
-	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
-	total = mem_count();
-	ck_assert_uint_ge(total, 2);
-	model_free(m);
-	for (i = 1; i <= total; i++) {
-		before(&m);
-		ck_assert_int_eq(fresh(m), STATUS_OK);
-		mem_count_reset();
-		mem_fail_at(i);
-		ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_NOMEM);
-		mem_fail_at(0);
-		ck_assert_ptr_null(w);
-		ck_assert_uint_eq(model_window_count(m), 0);
-		/* still open: more samples, then the retry */
-		ck_assert_int_eq(model_begin(m), STATUS_INVAL);
-		ck_assert_int_eq(fresh(m), STATUS_OK);
-		ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
-		ck_assert_uint_eq(w->seq, 1);
-		check_dump(m, w, expect_fresh);
-		ck_assert_str_eq(w->meta.comments[0], "x");
-		model_free(m);
-	}
-	/* or aborted */
-	before(&m);
-	mem_count_reset();
-	mem_fail_at(1);
-	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_NOMEM);
-	mem_fail_at(0);
-	model_abort(m);
-	live(m, 0, 0, 0);
-	model_free(m);
-	mem_count_reset();
 }
 END_TEST
 
@@ -1152,19 +606,11 @@ Suite *suite_model(void)
 	tcase_add_test(tc, stack_cap_goes_to_other);
 	tcase_add_test(tc, frame_and_name_caps);
 	tcase_add_test(tc, zero_samples_and_empty_windows);
-	tcase_add_test(tc, evict_by_count);
-	tcase_add_test(tc, evict_by_memory_budget);
-	tcase_add_test(tc, reclaim_and_ids_never_reused);
-	tcase_add_test(tc, ids_increase_under_churn);
 	tcase_add_test(tc, find_row);
 	tcase_add_test(tc, meta_is_copied);
 	tcase_add_test(tc, sink_and_abort);
 	tcase_add_test(tc, order_of_many);
-	tcase_add_test(tc, ring_grows_while_wrapped);
 	tcase_add_test(tc, fold_table_after_burst);
-	tcase_add_test(tc, nomem_torture);
-	tcase_add_test(tc, nomem_in_add_leaves_window_usable);
-	tcase_add_test(tc, nomem_in_commit_keeps_window_open);
 	suite_add_tcase(s, tc);
 	return s;
 }

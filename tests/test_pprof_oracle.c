@@ -4,10 +4,7 @@
  * tool is missing. */
 #define ZLIB_CONST
 #include <check.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +16,10 @@
 #include "encode/profile.pb-c.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/pprof_util.h"
 #include "tests/util.h"
 
-extern char **environ;
-
-struct oracle_sample {
-	const char *frames[3];
-	size_t depth;
-	const char *task;
-	uint64_t v[METRIC_COUNT]; /* idle busy scheduled polls wakes */
-	uint64_t tasks;
-};
-
-static const struct oracle_sample input[] = {
+static const struct pt_sample input[] = {
 	{ { "app.py:main:1", "app.py:serve:42", "app.py:handle:77" },
 	  3,
 	  "worker-1",
@@ -85,60 +73,22 @@ static bool on_path(const char *prog)
 	return false;
 }
 
-/* Runs argv (searched on PATH), capturing stdout and stderr; returns the
- * exit status (-1 if it did not exit normally). */
+/* Runs argv (searched on PATH), appending its stdout and stderr to out and
+ * err; returns the exit status (-1 if it did not exit normally). */
 static int run(const char *const argv[], struct buf *out, struct buf *err)
 {
-	char *args[8] = { NULL };
-	int po[2], pe[2], status;
-	size_t n = 0;
-	posix_spawn_file_actions_t fa;
-	struct pollfd fds[2];
-	char chunk[8192];
-	pid_t pid;
+	struct tu_run r;
+	int rc;
 
-	while (argv[n])
-		n++;
-	ck_assert_uint_lt(n, ARRAY_SIZE(args));
-	memcpy(args, argv, n * sizeof(*args)); /* posix_spawnp's type */
-	ck_assert_int_eq(pipe(po), 0);
-	ck_assert_int_eq(pipe(pe), 0);
-	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
-	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	posix_spawn_file_actions_addclose(&fa, po[0]);
-	posix_spawn_file_actions_addclose(&fa, pe[0]);
-	ck_assert_int_eq(posix_spawnp(&pid, args[0], &fa, NULL, args, environ),
-	                 0);
-	posix_spawn_file_actions_destroy(&fa);
-	close(po[1]);
-	close(pe[1]);
-	fds[0].fd = po[0];
-	fds[1].fd = pe[0];
-	fds[0].events = fds[1].events = POLLIN;
-	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-		if (poll(fds, 2, -1) < 0) {
-			ck_assert_int_eq(errno, EINTR);
-			continue;
-		}
-		for (int i = 0; i < 2; i++) {
-			ssize_t got;
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			got = read(fds[i].fd, chunk, sizeof(chunk));
-			if (got > 0) {
-				buf_add(i ? err : out, chunk, (size_t)got);
-			} else if (got == 0 || errno != EINTR) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-			}
-		}
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		ck_assert_int_eq(errno, EINTR);
+	tu_run_init(&r);
+	tu_run(&r, NULL, argv);
+	rc = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : -1;
+	buf_add(out, r.out.data, r.out.len);
+	buf_add(err, r.err.data, r.err.len);
+	tu_run_fini(&r);
 	ck_assert_int_eq(buf_status(out), STATUS_OK);
 	ck_assert_int_eq(buf_status(err), STATUS_OK);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return rc;
 }
 
 static void gzip_to_file(const struct buf *b, const char *path)
@@ -176,19 +126,8 @@ static void write_profile(const char *dir, const char *name,
 
 	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
-	for (size_t i = 0; i < ARRAY_SIZE(input); i++) {
-		struct strview fr[3];
-		struct sample s;
-		memset(&s, 0, sizeof(s));
-		for (size_t k = 0; k < input[i].depth; k++)
-			fr[k] = sv_c(input[i].frames[k]);
-		s.frames = fr;
-		s.depth = input[i].depth;
-		s.task = sv_c(input[i].task);
-		memcpy(s.m.v, input[i].v, sizeof(s.m.v));
-		s.tasks = input[i].tasks;
-		ck_assert_int_eq(model_add(m, &s), STATUS_OK);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(input); i++)
+		pt_add_in(m, &input[i]);
 	memset(&meta, 0, sizeof(meta));
 	meta.time_nanos = INT64_C(1700000000000000000);
 	meta.duration_nanos = INT64_C(5000000000);

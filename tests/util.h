@@ -1,9 +1,12 @@
 /* Helpers shared by the test suites: temporary directories, files, the
- * allocation-failure ("torture") loop, and skipping with a reason. */
+ * allocation-failure ("torture") loop, skipping with a reason, and running
+ * a child process with a hard time limit. */
 #ifndef ASYNCTOP_TESTS_UTIL_H
 #define ASYNCTOP_TESTS_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "model/buf.h"
 #include "model/status.h"
@@ -31,5 +34,63 @@ unsigned long tu_torture(tu_torture_fn fn, void *ctx);
 
 /* Prints "SKIP <test>: <why>" once to stderr, so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
+
+/* ---- child processes ----------------------------------------------------
+ * A child runs in a process group of its own, with every signal unblocked,
+ * stdin from /dev/null and stdout and stderr captured (in unlinked temporary
+ * files, so it never blocks on a full pipe and a program it leaves running
+ * cannot hold the capture open).  When it has not ended by its time limit,
+ * its whole process group is killed and the test fails, naming the command
+ * and showing what it wrote.  The test's own stdio is flushed before it
+ * starts.  A failure to start it (fork, the captures) fails the test; one in
+ * the child before the program runs (chdir, setenv) exits 125 with the
+ * reason on its stderr. */
+
+enum { TU_RUN_TIMEOUT_MS = 60000 };
+
+/* How a child runs; every field may be zero (NULL). */
+struct tu_proc {
+	const char *dir;              /* working directory; NULL: ours */
+	const char *const *env_unset; /* names to remove, NULL-terminated */
+	const char *const *env_set;   /* "NAME=VALUE", NULL-terminated, set
+	                               * after the removals, in order */
+	int timeout_ms;               /* from the start; 0: TU_RUN_TIMEOUT_MS */
+};
+
+/* One child at a time: tu_run_init once, then start and wait as often as
+ * needed, then tu_run_fini. */
+struct tu_run {
+	pid_t pid;      /* while it runs; 0 once waited for */
+	int status;     /* waitpid's status */
+	int code;       /* its exit status, or 128 + the signal that ended it */
+	struct buf out; /* what it wrote to stdout and stderr; after */
+	struct buf err; /* tu_run_wait, data is a C string (never NULL) */
+	/* private */
+	int out_fd, err_fd, timeout_ms;
+	struct timespec deadline;
+	char what[128];
+};
+
+/* Readies r: no child yet, empty buffers. */
+void tu_run_init(struct tu_run *r);
+/* Frees the buffers; a child still running is killed and reaped. */
+void tu_run_fini(struct tu_run *r);
+
+/* Starts argv (NULL-terminated, borrowed for the call; argv[0] is looked
+ * up on PATH when it has no slash) under p (NULL: defaults).  Does not
+ * block; r->pid is the child.  A program that cannot be started exits 127
+ * with the reason on its stderr. */
+void tu_run_start(struct tu_run *r, const struct tu_proc *p,
+                  const char *const *argv);
+/* The same with fn(ctx) run in the forked child instead of a program: its
+ * return value is the exit status (stdio is flushed first).  what names it
+ * in failure messages. */
+void tu_run_start_fn(struct tu_run *r, const struct tu_proc *p,
+                     const char *what, int (*fn)(void *ctx), void *ctx);
+/* Blocks until the child ends or its time limit passes (then kills its
+ * process group and fails the test); fills status, code, out and err. */
+void tu_run_wait(struct tu_run *r);
+/* tu_run_start then tu_run_wait. */
+void tu_run(struct tu_run *r, const struct tu_proc *p, const char *const *argv);
 
 #endif

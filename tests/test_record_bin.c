@@ -1,0 +1,321 @@
+/* `asynctop record` as the real binary ($ASYNCTOP_BIN) run as a child
+ * (tests/record_util.h): usage errors, replay byte for byte, a missing
+ * file and --force, a directory with a bad file, text and collapsed. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "encode/gzip.h"
+#include "model/buf.h"
+#include "tests/record_util.h"
+#include "tests/util.h"
+
+/* The decompressed bytes of a saved profile. */
+static void gunzip_file(const struct rt_run *r, const char *name,
+                        struct buf *out)
+{
+	struct buf raw;
+	char p[640], err[256];
+
+	buf_init(&raw);
+	rt_path(p, sizeof(p), r, name);
+	ck_assert_int_eq(tu_read_file(p, &raw), STATUS_OK);
+	ck_assert(gzip_is(raw.data, raw.len));
+	ck_assert_int_eq(
+	    gzip_decompress(raw.data, raw.len, 0, out, err, sizeof(err)),
+	    STATUS_OK);
+	buf_fini(&raw);
+}
+
+/* ---- usage ----------------------------------------------------------------
+ */
+
+START_TEST(record_exit_2_usage)
+{
+	const char *unknown[] = { "asynctop", "record",  "-a", "nope",
+		                  "-o",       "x.pb.gz", NULL };
+	const char *badw[] = { "asynctop", "record", "-a",      "replay", "-w",
+		               "0.01",     "-o",     "x.pb.gz", NULL };
+	const char *cmd[] = { "asynctop", "record",  "-a",     "replay",
+		              "-e",       "x.pb.gz", "-o",     "y.pb.gz",
+		              "--",       "python3", "app.py", NULL };
+	const char *stdo[] = { "asynctop", "record",  "-a", "replay",
+		               "-e",       "x.pb.gz", "-n", "2",
+		               "-o",       "-",       NULL };
+	const char *noo[] = { "asynctop", "record",  "-a", "replay",
+		              "-e",       "x.pb.gz", NULL };
+	const char *view[] = { "asynctop", NULL };
+	const char *clamp[] = { "asynctop", "record", "-w", "90", "-a",
+		                "nope",     "-o",     "x",  NULL };
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_exit_2_usage");
+	rt_init(&r);
+	rt_run_bin(&r, unknown);
+	ck_assert_int_eq(r.p.code, 2);
+	ck_assert_str_eq(r.p.err.data,
+	                 "asynctop: no async profiling adapter "
+	                 "named \"nope\"; available: asyncio, replay\n");
+	rt_run_bin(&r, badw);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "asynctop record: -w 0.01: the window is a number "
+	                   "of seconds from 0.1 to 60");
+	rt_run_bin(&r, cmd);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "exclude each other");
+	rt_run_bin(&r, stdo);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "-o - writes one window only");
+	rt_run_bin(&r, noo);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "-o FILE is required");
+	rt_run_bin(&r, view);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "no adapter given");
+	rt_run_bin(&r, clamp);
+	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_ERR_HAS(&r, "asynctop: -w 90: windows are capped at 60 s; "
+	                   "using 60 s\n");
+	ck_assert(!rt_exists(&r, "x.pb.gz") && !rt_exists(&r, "x"));
+
+	/* the event channel tells every exit, usage errors included */
+	{
+		char fifo[640];
+		struct buf seen;
+		int fd;
+
+		fd = rt_events_fifo(&r, fifo, sizeof(fifo));
+		buf_init(&seen);
+		rt_start_bin(&r, badw, fifo);
+		tu_run_wait(&r.p);
+		ck_assert_int_eq(r.p.code, 2);
+		ck_assert(rt_wait_event(fd, &seen, "exit 2"));
+		ck_assert_str_eq(seen.data, "exit 2\n");
+		close(fd);
+		unlink(fifo);
+		buf_fini(&seen);
+	}
+	rt_fini(&r);
+}
+END_TEST
+
+/* ---- replay -------------------------------------------------------------- */
+
+START_TEST(record_replay_byte_for_byte)
+{
+	const char *argv[] = { "asynctop", "record",     "-a",
+		               "replay",   "-e",         "saved.pb.gz",
+		               "-o",       "copy.pb.gz", NULL };
+	const char *to_stdout[] = { "asynctop", "record", "-a",
+		                    "replay",   "-e",     "saved.pb.gz",
+		                    "-o",       "-",      NULL };
+	struct buf a, b;
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_replay_byte_for_byte");
+	rt_init(&r);
+	rt_make_saved(&r, "saved.pb.gz");
+	rt_run_bin(&r, argv);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	buf_init(&a);
+	buf_init(&b);
+	gunzip_file(&r, "saved.pb.gz", &a);
+	gunzip_file(&r, "copy.pb.gz", &b);
+	ck_assert_uint_gt(a.len, 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+
+	/* -o - writes the same gzip profile to standard output */
+	rt_run_bin(&r, to_stdout);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ck_assert(gzip_is(r.p.out.data, r.p.out.len));
+	buf_reset(&b);
+	ck_assert_int_eq(
+	    gzip_decompress(r.p.out.data, r.p.out.len, 0, &b, NULL, 0),
+	    STATUS_OK);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert(memcmp(a.data, b.data, a.len) == 0);
+	buf_fini(&a);
+	buf_fini(&b);
+	rt_fini(&r);
+}
+END_TEST
+
+START_TEST(record_replay_missing_file_and_force)
+{
+	const char *missing[] = { "asynctop", "record",  "-a",
+		                  "replay",   "-e",      "nothere.pb.gz",
+		                  "-o",       "c.pb.gz", NULL };
+	const char *again[] = { "asynctop", "record",  "-a",
+		                "replay",   "-e",      "saved.pb.gz",
+		                "-o",       "c.pb.gz", NULL };
+	const char *nodir[] = { "asynctop", "record",
+		                "-a",       "replay",
+		                "-e",       "saved.pb.gz",
+		                "-o",       "nodir/c.pb.gz",
+		                NULL };
+	const char *force[] = {
+		"asynctop",    "record",  "-a", "replay",  "-e",
+		"saved.pb.gz", "--force", "-o", "c.pb.gz", NULL
+	};
+	char p[640];
+	struct buf got, want;
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_replay_missing_file_and_force");
+	rt_init(&r);
+	rt_run_bin(&r, missing);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r, "asynctop: the replay source at nothere.pb.gz "
+	                   "failed: No such file or directory\n");
+	ck_assert(!rt_exists(&r, "c.pb.gz"));
+	rt_make_saved(&r, "saved.pb.gz");
+	rt_run_bin(&r, nodir);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r, "asynctop: cannot save to nodir/c.pb.gz: the "
+	                   "directory nodir does not exist\n");
+	rt_path(p, sizeof(p), &r, "c.pb.gz");
+	ck_assert_int_eq(tu_write_file(p, "keep me", 7), STATUS_OK);
+	rt_run_bin(&r, again);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r, "c.pb.gz already exists; use --force to replace "
+	                   "it");
+	buf_init(&got);
+	ck_assert_int_eq(tu_read_file(p, &got), STATUS_OK);
+	ck_assert_str_eq(buf_cstr(&got), "keep me");
+
+	rt_run_bin(&r, force);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	buf_init(&want);
+	buf_reset(&got);
+	gunzip_file(&r, "c.pb.gz", &got);
+	gunzip_file(&r, "saved.pb.gz", &want);
+	ck_assert_uint_eq(got.len, want.len);
+	ck_assert(memcmp(got.data, want.data, got.len) == 0);
+	buf_fini(&got);
+	buf_fini(&want);
+	rt_fini(&r);
+}
+END_TEST
+
+/* A directory with one bad file: the others are saved, exit 1. */
+START_TEST(record_replay_directory_with_bad_file)
+{
+	const char *argv[] = { "asynctop", "record", "-a",      "replay", "-e",
+		               "in",       "-o",     "r.pb.gz", NULL };
+	struct buf a, b, x, y;
+	char p[640];
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_replay_directory_with_bad_file");
+	rt_init(&r);
+	rt_path(p, sizeof(p), &r, "in");
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	rt_make_saved(&r, "in/a.pb.gz");
+	rt_make_saved(&r, "in/b.pb.gz");
+	rt_path(p, sizeof(p), &r, "in/bad.pb.gz");
+	ck_assert_int_eq(tu_write_file(p, "\x1f\x8b\x08\x00garbage", 12),
+	                 STATUS_OK);
+	rt_run_bin(&r, argv);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r, "bad.pb.gz");
+	buf_init(&a);
+	buf_init(&b);
+	buf_init(&x);
+	buf_init(&y);
+	gunzip_file(&r, "in/a.pb.gz", &a);
+	gunzip_file(&r, "in/b.pb.gz", &b);
+	/* Two windows saved, one per good file, whatever their numbers. */
+	{
+		const char *names[] = { "r-0001.pb.gz", "r-0002.pb.gz",
+			                "r-0003.pb.gz" };
+		int found = 0;
+
+		for (size_t i = 0; i < 3; i++) {
+			if (!rt_exists(&r, names[i]))
+				continue;
+			gunzip_file(&r, names[i], found ? &y : &x);
+			found++;
+		}
+		ck_assert_int_eq(found, 2);
+	}
+	ck_assert((x.len == a.len && !memcmp(x.data, a.data, a.len) &&
+	           y.len == b.len && !memcmp(y.data, b.data, b.len)) ||
+	          (x.len == b.len && !memcmp(x.data, b.data, b.len) &&
+	           y.len == a.len && !memcmp(y.data, a.data, a.len)));
+	buf_fini(&a);
+	buf_fini(&b);
+	buf_fini(&x);
+	buf_fini(&y);
+	rt_fini(&r);
+}
+END_TEST
+
+/* ---- text and collapsed -------------------------------------------------- */
+
+START_TEST(record_text_and_collapsed)
+{
+	const char *text[] = { "asynctop", "record",      "-a", "replay",
+		               "-e",       "saved.pb.gz", "-f", "text",
+		               "-m",       "busy",        NULL };
+	const char *tfile[] = { "asynctop", "record",      "-a", "replay",
+		                "-e",       "saved.pb.gz", "-f", "text",
+		                "-o",       "report.txt",  NULL };
+	const char *coll[] = { "asynctop", "record",      "-a", "replay",
+		               "-e",       "saved.pb.gz", "-f", "collapsed",
+		               "-o",       "s.folded",    NULL };
+	struct buf f;
+	char p[640];
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_text_and_collapsed");
+	rt_init(&r);
+	rt_make_saved(&r, "saved.pb.gz");
+	rt_run_bin(&r, text);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ck_assert_msg(strstr(r.p.out.data, "top 10 by busy\n") != NULL, "%s",
+	              r.p.out.data);
+	ck_assert(strstr(r.p.out.data, "top 10 by idle\n") != NULL);
+	/* busy first: the section order follows -m */
+	ck_assert(strstr(r.p.out.data, "top 10 by busy") <
+	          strstr(r.p.out.data, "top 10 by idle"));
+	ck_assert(strstr(r.p.out.data, "conn \xE2\x86\x90 serve \xE2\x86\x90 "
+	                               "main") != NULL);
+
+	rt_run_bin(&r, tfile);
+	ck_assert_int_eq(r.p.code, 0);
+	ck_assert_str_eq(buf_cstr(&r.p.out), "");
+	buf_init(&f);
+	rt_path(p, sizeof(p), &r, "report.txt");
+	ck_assert_int_eq(tu_read_file(p, &f), STATUS_OK);
+	ck_assert(strstr(buf_cstr(&f), "top 10 by idle\n") != NULL);
+
+	rt_run_bin(&r, coll);
+	ck_assert_int_eq(r.p.code, 0);
+	buf_reset(&f);
+	rt_path(p, sizeof(p), &r, "s.folded");
+	ck_assert_int_eq(tu_read_file(p, &f), STATUS_OK);
+	ck_assert_str_eq(buf_cstr(&f), "main;serve 7000000\n"
+	                               "main;serve;conn 2000000\n");
+	buf_fini(&f);
+	rt_fini(&r);
+}
+END_TEST
+
+Suite *suite_record_bin(void);
+Suite *suite_record_bin(void)
+{
+	Suite *s = suite_create("record_bin");
+	TCase *tc = tcase_create("record");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, record_exit_2_usage);
+	tcase_add_test(tc, record_replay_byte_for_byte);
+	tcase_add_test(tc, record_replay_missing_file_and_force);
+	tcase_add_test(tc, record_replay_directory_with_bad_file);
+	tcase_add_test(tc, record_text_and_collapsed);
+	suite_add_tcase(s, tc);
+	return s;
+}
