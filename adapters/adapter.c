@@ -22,6 +22,19 @@ const char *source_state_str(enum source_state st)
 	return state_names[st];
 }
 
+uint64_t backoff_ns(uint64_t base_ns, uint64_t max_ns, unsigned n)
+{
+	uint64_t d = base_ns;
+
+	if (base_ns == 0 || max_ns < base_ns)
+		return base_ns;
+	/* doubling stops at the cap, so it can neither overflow nor loop
+	 * long: at most 64 doublings for any n */
+	while (n-- > 0 && d < max_ns)
+		d = d > max_ns / 2 ? max_ns : d * 2;
+	return d < max_ns ? d : max_ns;
+}
+
 const struct adapter_ops *adapter_find(const struct adapter_registry *r,
                                        const char *name)
 {

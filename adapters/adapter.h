@@ -41,6 +41,12 @@ struct adapter_error {
 	char remediation[512];
 };
 
+/* The delay before retrying a failed source (style.md §2): the n-th
+ * consecutive failure, counted from 0, waits clamp(base·2^n, base, max).
+ * Saturates rather than overflows; a max below base is taken as base.
+ * Unlike tokio-console's, the cap is a ceiling, not a floor. */
+uint64_t backoff_ns(uint64_t base_ns, uint64_t max_ns, unsigned n);
+
 /* Settings shared by every adapter instance; copied at adapter_open. */
 struct adapter_config {
 	uint64_t connect_timeout_ns; /* default 2 s */

@@ -26,14 +26,14 @@
 
 /* ---- connecting ---------------------------------------------------------- */
 
-static void state(struct aio *p, struct collect *c, enum source_state st,
-                  uint64_t retry_in)
+/* Reports a state change (each once). */
+static void state(struct aio *p, struct collect *c, enum source_state st)
 {
-	if (p->state_sent && p->last_state == st && st != SOURCE_RETRYING)
+	if (p->state_sent && p->last_state == st)
 		return;
 	p->state_sent = true;
 	p->last_state = st;
-	collect_state(c, st, retry_in);
+	collect_state(c, st, 0);
 }
 
 static enum status hello(struct adapter *a, struct failure *f)
@@ -119,7 +119,7 @@ static enum status attach(struct adapter *a, struct collect *c,
 	struct aio *p = a->priv;
 	enum status st;
 
-	state(p, c, SOURCE_CONNECTING, 0);
+	state(p, c, SOURCE_CONNECTING);
 	st = asyncio_endpoint_connect(&p->ep, a->cfg.connect_timeout_ns,
 	                              collect_stop_fd(c), &p->fd, p->err,
 	                              sizeof(p->err));
@@ -222,21 +222,22 @@ static enum status finish(struct aio *p, struct collect *c, const struct end *e,
 	aio_roll(p, e->boundary);
 	if (e->flags & END_FINAL) {
 		aio_reset(p);
-		state(p, c, SOURCE_LOST, 0);
+		state(p, c, SOURCE_LOST);
 	}
 	return STATUS_OK;
 }
 
-/* A failure before the window had a start: nothing to keep. */
+/* A failure before the window had a start: nothing to keep.  The worker
+ * reports RETRYING with its back-off; the next attempt says CONNECTING
+ * again. */
 static enum status give_up(struct adapter *a, struct collect *c,
                            struct failure *f)
 {
 	struct aio *p = a->priv;
-	uint64_t now = collect_now(), end = collect_deadline(c);
 
 	aio_reset(p);
 	collect_clear(c);
-	state(p, c, SOURCE_RETRYING, end > now ? end - now : 0);
+	p->state_sent = false;
 	return collect_fail(c, f->st, f->detail, f->remedy);
 }
 
@@ -250,7 +251,7 @@ static enum status cut_short(struct adapter *a, struct collect *c,
 	char reason[640];
 
 	if (!f->reason || p->t_last <= p->t_start) {
-		state(p, c, SOURCE_LOST, 0);
+		state(p, c, SOURCE_LOST);
 		return give_up(a, c, f);
 	}
 	/* the samples of the last progress read are still in the window */
@@ -263,7 +264,7 @@ static enum status cut_short(struct adapter *a, struct collect *c,
 	m.source = p->source;
 	collect_set_meta(c, &m);
 	aio_reset(p);
-	state(p, c, SOURCE_LOST, 0);
+	state(p, c, SOURCE_LOST);
 	return STATUS_OK;
 }
 
@@ -299,7 +300,7 @@ static enum status aio_collect(struct adapter *a, struct collect *c)
 		p->real_start = e.real;
 		p->have_start = true;
 		collect_restart(c);
-		state(p, c, SOURCE_CONNECTED, 0);
+		state(p, c, SOURCE_CONNECTED);
 		if (e.flags & END_FINAL) {
 			aio_reset(p);
 			aio_failf(

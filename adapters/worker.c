@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -63,6 +64,7 @@ struct worker {
 	bool in_collect, timed_out;
 	uint64_t cur_index, cur_deadline;
 	uint64_t lost;         /* messages lost to memory */
+	unsigned failures;     /* failed windows in a row (the worker's own) */
 	struct msg_node *done; /* preallocated, so WORKER_DONE always arrives */
 };
 
@@ -545,6 +547,33 @@ static void begin(struct worker *w, struct collect *c, uint64_t index,
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* After a failed window of a live source: says when the next attempt is
+ * due (WORKER_STATE RETRYING), waits for it or a stop, and returns the
+ * time it ended, where the next window starts. */
+static uint64_t retry_wait(struct worker *w, struct collect *c, uint64_t end)
+{
+	struct msg_node *n = node_new(WORKER_STATE, c->index);
+	uint64_t at;
+
+	if (w->o.retry_base_ns)
+		at = u64_add_sat(end,
+		                 backoff_ns(w->o.retry_base_ns,
+		                            w->o.retry_max_ns, w->failures));
+	else
+		at = c->deadline > end ? c->deadline : end;
+	if (w->failures < UINT_MAX)
+		w->failures++;
+	if (n) {
+		n->msg.state = SOURCE_RETRYING;
+		n->msg.retry_in_ns = at - end;
+		push(w, n);
+	} else {
+		lost(w);
+	}
+	(void)collect_wait_until(c, at);
+	return collect_now();
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
@@ -575,10 +604,10 @@ static void *run(void *arg)
 		st = ops->collect(w->a, &c);
 		if (st == STATUS_STOPPED)
 			st = STATUS_OK;
-		/* A live source that answers early (an error, nothing) is held
-		 * to its window, so it cannot spin. */
-		if (!finite(w) && st != STATUS_EOF &&
-		    (st != STATUS_OK || !c.meta_set))
+		/* A live source that answers early with nothing is held to its
+		 * window, so it cannot spin; a failed one waits for its retry
+		 * below, once the failure is reported. */
+		if (!finite(w) && st == STATUS_OK && !c.meta_set)
 			(void)collect_wait_until(&c, c.deadline);
 		end = collect_now();
 		pthread_mutex_lock(&w->mu);
@@ -606,6 +635,10 @@ static void *run(void *arg)
 			c.err.st = st;
 			send_error(w, c.index, &c.err);
 		}
+		if (st == STATUS_OK && !timed_out)
+			w->failures = 0;
+		else if (!finite(w) && !stopped)
+			end = retry_wait(w, &c, end);
 		real += (int64_t)(end - mono);
 		mono = end;
 	}

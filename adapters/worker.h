@@ -29,12 +29,21 @@ struct worker_opts {
 	                       * every window: with data, empty, or failed */
 	uint64_t grace_ns;    /* past a window's end (or a stop) before a
 	                       * hung collect is reported; 0: 1 s */
+	/* After a live source fails (an error or a hung collect), the next
+	 * attempt waits backoff_ns(retry_base_ns, retry_max_ns, n) for the
+	 * n-th failure in a row (from 0; a window with data resets n).
+	 * retry_base_ns 0: the failed window is held to its end instead, so
+	 * a source is retried once per window (what record wants). */
+	uint64_t retry_base_ns;
+	uint64_t retry_max_ns;
 };
 
 enum worker_msg_kind {
 	WORKER_WINDOW,   /* a finished window: samples + meta (maybe partial) */
 	WORKER_PROGRESS, /* the window in progress so far (partial figures) */
-	WORKER_STATE,    /* a connection state change */
+	WORKER_STATE,    /* a connection state change; after a failure of a
+	                  * live source the worker itself sends RETRYING
+	                  * with the delay to the next attempt */
 	WORKER_ERROR,    /* collect failed: err says why; the worker goes on
 	                  * with the next window unless it is done.  Also
 	                  * STATUS_TIMEOUT from the watchdog for a collect
@@ -67,7 +76,9 @@ struct worker_msg {
  * whose collect returns before the window's end is held there (unless it
  * succeeded with its own meta), so a failing or idle source cannot spin.
  * A window cut by a stop is partial, reason "stopped"; one cut by
- * worker_end_window is whole. */
+ * worker_end_window is whole.  A failed window of a live source is
+ * reported at once (WORKER_ERROR, then WORKER_STATE RETRYING), and the
+ * next window starts when the retry is due (see retry_base_ns). */
 enum status worker_start(struct adapter *a, const struct worker_opts *o,
                          struct worker **out) MUST_CHECK;
 

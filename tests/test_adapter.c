@@ -541,6 +541,14 @@ static void finish(struct worker *w, struct adapter *a)
 {
 	struct worker_msg *m = next_msg(w);
 
+	if (m->kind == WORKER_STATE) {
+		/* after a failed window: when the retry is due (held to the
+		 * window's end: base 0, so at most its 2 ms) */
+		ck_assert_int_eq(m->state, SOURCE_RETRYING);
+		ck_assert_uint_le(m->retry_in_ns, 2 * MS);
+		worker_msg_free(m);
+		m = next_msg(w);
+	}
 	ck_assert_int_eq(m->kind, WORKER_DONE);
 	worker_msg_free(m);
 	worker_free(w);

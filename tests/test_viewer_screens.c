@@ -5,12 +5,12 @@
  * ASYNCTOP_UPDATE_GOLDEN=1 rewrites the files tests/data/screens/NAME.screen.
  */
 #include <check.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -336,11 +336,22 @@ START_TEST(screens_unreachable_and_states)
 	struct worker_msg msg;
 
 	make_app(&a);
+	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
 	memset(&msg, 0, sizeof(msg));
 	msg.kind = WORKER_STATE;
 	msg.state = SOURCE_RETRYING;
-	msg.retry_in_ns = 2500000000u;
+	msg.retry_in_ns = 5 * SEC;
+	/* told 0.1 s into the window; golden() renders at 2.6 s: 2.5 s are
+	 * left, shown as 3 s */
+	app_set_now(&a, a.since_ns + SEC / 10);
 	app_take(&a, &msg);
+	/* the countdown ticks from 5 to 4 s when 4 s are left */
+	ck_assert_uint_eq(app_next_change(&a), a.since_ns + SEC / 10 + SEC);
+	app_set_now(&a, a.since_ns + 5 * SEC);
+	ck_assert_uint_eq(app_next_change(&a), a.since_ns + SEC / 10 + 5 * SEC);
+	app_set_now(&a, a.since_ns + 6 * SEC);
+	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
+	app_set_now(&a, a.since_ns + SEC / 10);
 	msg.kind = WORKER_ERROR;
 	msg.err.st = STATUS_UNREACHABLE;
 	snprintf(msg.err.detail, sizeof(msg.err.detail),
@@ -353,6 +364,7 @@ START_TEST(screens_unreachable_and_states)
 	commit_rows(&a, win2, ARRAY_SIZE(win2), T0);
 	ck_assert(a.have_state);
 	ck_assert_int_eq(a.state, SOURCE_CONNECTED);
+	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
 	golden(&a, 80, 24, "connected_80x24");
 	app_fini(&a);
 }
@@ -406,15 +418,33 @@ static void write_profile(const char *dir, const char *name,
 	app_fini(&a);
 }
 
+/* Runs asynctop with argv (argv[0] is the binary) in UTC, without the test
+ * event channel; its screen (stdout) into out; returns its exit status. */
+static int run_dump(const char *const *argv, struct buf *out)
+{
+	static const char *const unset[] = { "ASYNCTOP_TEST_EVENTS", NULL };
+	static const char *const set[] = { "TZ=UTC", NULL };
+	const struct tu_proc p = { .env_unset = unset, .env_set = set };
+	struct tu_run r;
+	int code;
+
+	tu_run_init(&r);
+	tu_run(&r, &p, argv);
+	code = r.code;
+	buf_reset(out);
+	ck_assert_int_eq(buf_add(out, r.out.data, r.out.len), STATUS_OK);
+	buf_cstr(out);
+	tu_run_fini(&r);
+	return code;
+}
+
 START_TEST(screens_replay_dump_binary)
 {
 	const char *bin = getenv("ASYNCTOP_BIN");
 	const char *data = getenv("ASYNCTOP_TESTDATA");
 	const char *update = getenv("ASYNCTOP_UPDATE_GOLDEN");
-	char dir[512], out[700], golden_path[1024];
+	char dir[512], golden_path[1024];
 	struct buf have, want;
-	pid_t pid;
-	int status;
 
 	if (!bin || !*bin || access(bin, X_OK) || !data) {
 		tu_skip("screens_replay_dump_binary",
@@ -424,29 +454,14 @@ START_TEST(screens_replay_dump_binary)
 	tu_mkdtemp(dir, sizeof(dir));
 	write_profile(dir, "b.pb.gz", win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
 	write_profile(dir, "a.pb.gz", win1, ARRAY_SIZE(win1), T0);
-	snprintf(out, sizeof(out), "%s/screen.out", dir);
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		setenv("TZ", "UTC", 1);
-		unsetenv("ASYNCTOP_TEST_EVENTS");
-		alarm(60);
-		execl(bin, "asynctop", "-a", "replay", "-e", dir, "-m", "busy",
-		      "--dump-screen", "80x24", (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		ck_assert_int_eq(errno, EINTR);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
 	buf_init(&have);
 	buf_init(&want);
-	ck_assert_int_eq(tu_read_file(out, &have), STATUS_OK);
-	buf_cstr(&have);
+	{
+		const char *argv[] = { bin,     "-a", "replay", "-e",
+			               dir,     "-m", "busy",   "--dump-screen",
+			               "80x24", NULL };
+		ck_assert_int_eq(run_dump(argv, &have), 0);
+	}
 	ck_assert_ptr_nonnull(strstr(have.data, "REPLAY"));
 	ck_assert_ptr_nonnull(strstr(have.data, "window 2/2"));
 	ck_assert_ptr_nonnull(strstr(have.data, "BUSY\xE2\x96\xBC"));
@@ -465,6 +480,69 @@ START_TEST(screens_replay_dump_binary)
 }
 END_TEST
 
+/* A Unix socket listening at path that never accepts: a peer that
+ * connects and never hears back. */
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ck_assert_int_eq(bind(fd, (const struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 4), 0);
+	return fd;
+}
+
+/* A live source that never delivers ends --dump-screen at its first
+ * failure, with status 3 and the screen saying why and when it retries:
+ * a path nobody serves (unreachable), and a socket that accepts but never
+ * answers (timed out after the 2 s reply timeout). */
+START_TEST(screens_dump_ends_at_first_failure)
+{
+	const char *bin = getenv("ASYNCTOP_BIN");
+	char dir[512], sock[700];
+	struct buf have;
+
+	if (!bin || !*bin || access(bin, X_OK)) {
+		tu_skip("screens_dump_ends_at_first_failure",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(sock, sizeof(sock), "%s/a.sock", dir);
+	buf_init(&have);
+	{
+		const char *argv[] = {
+			bin,  "-a", "asyncio",       "-e",    sock,
+			"-w", "30", "--dump-screen", "80x14", NULL
+		};
+		int fd;
+
+		ck_assert_int_eq(run_dump(argv, &have), 3);
+		ck_assert_ptr_nonnull(
+		    strstr(have.data, "unreachable \xC2\xB7 retrying in 1 s"));
+		ck_assert_ptr_nonnull(strstr(have.data, "not reachable at"));
+		ck_assert_ptr_nonnull(strstr(
+		    have.data, "not collecting: waiting for the source"));
+		ck_assert_ptr_nonnull(strstr(have.data, "opt in"));
+
+		/* now something listens there, and never answers */
+		fd = listen_at(sock);
+		ck_assert_int_eq(run_dump(argv, &have), 3);
+		close(fd);
+	}
+	ck_assert_ptr_nonnull(
+	    strstr(have.data, "not answering \xC2\xB7 retrying in 1 s"));
+	ck_assert_ptr_nonnull(strstr(have.data, "timed out"));
+	buf_fini(&have);
+	tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_viewer_screens(void);
 Suite *suite_viewer_screens(void)
 {
@@ -479,6 +557,7 @@ Suite *suite_viewer_screens(void)
 	tcase_add_test(tc, screens_unreachable_and_states);
 	tcase_add_test(tc, screens_save_names);
 	tcase_add_test(tc, screens_replay_dump_binary);
+	tcase_add_test(tc, screens_dump_ends_at_first_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,7 +52,8 @@ static void feed(const struct worker_msg *m, struct got *g)
 	ck_assert_uint_eq(g->n, m->nsamples);
 }
 
-/* The next message other than WORKER_STATE, waiting up to 10 s. */
+/* The next message other than a WORKER_STATE "connected" (the fake's), waiting
+ * up to 10 s; a RETRYING state after a failure is returned. */
 static struct worker_msg *next_msg(struct worker *w)
 {
 	for (;;) {
@@ -60,7 +61,8 @@ static struct worker_msg *next_msg(struct worker *w)
 		struct pollfd p;
 
 		if (worker_read(w, &m) == STATUS_OK) {
-			if (m->kind != WORKER_STATE)
+			if (m->kind != WORKER_STATE ||
+			    m->state == SOURCE_RETRYING)
 				return m;
 			ck_assert_str_eq(source_state_str(m->state),
 			                 "connected");
@@ -152,6 +154,16 @@ static void expect_done(struct rig *r, uint64_t index)
 	ck_assert_int_eq(expect(r, WORKER_DONE, index)->err.st, STATUS_OK);
 	ck_assert_int_eq(worker_read(r->w, &none), STATUS_AGAIN);
 	ck_assert_ptr_null(none);
+}
+
+/* After a failed window index: the worker's RETRYING, due within max_ns
+ * (without a back-off, the failed window is held to its end). */
+static void expect_retry(struct rig *r, uint64_t index, uint64_t max_ns)
+{
+	struct worker_msg *m = expect(r, WORKER_STATE, index);
+
+	ck_assert_int_eq(m->state, SOURCE_RETRYING);
+	ck_assert_uint_le(m->retry_in_ns, max_ns);
 }
 
 /* A window cut by a stop. */
@@ -293,10 +305,12 @@ START_TEST(error_mid_window_then_next_window)
 	ck_assert_str_eq(m->err.detail, "connection refused");
 	ck_assert_str_eq(m->err.remediation, "start the agent");
 	ck_assert_uint_eq(m->nsamples, 0);
+	expect_retry(&r, 1, 2 * MS);
 	m = expect(&r, WORKER_ERROR, 2);
 	ck_assert_int_eq(m->err.st, STATUS_MALFORMED);
 	ck_assert_str_eq(m->err.detail, "malformed input");
 	ck_assert_str_eq(m->err.remediation, "");
+	expect_retry(&r, 2, 2 * MS);
 	feed(expect(&r, WORKER_WINDOW, 3), &g);
 	ck_assert_str_eq(g.line[0], "main;serve;read||9|1|1");
 	expect_done(&r, 3);
@@ -457,7 +471,9 @@ START_TEST(stuck_adapter_times_out_then_goes_on)
 	ck_assert_str_eq(m->err.detail, "the fake adapter did not return "
 	                                "within 0.02s of the window's end");
 	fake_release(&r.ctl);
-	/* The late result of window 1 is dropped; window 2 comes. */
+	/* The late result of window 1 is dropped, the retry is due at once
+	 * (its window is long over); window 2 comes. */
+	expect_retry(&r, 1, 0);
 	ck_assert_uint_eq(expect(&r, WORKER_WINDOW, 2)->nsamples, 1);
 	expect_done(&r, 2);
 	rig_end(&r);

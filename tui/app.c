@@ -17,6 +17,8 @@
 #include "tui/events.h"
 #include "tui/saver.h"
 
+#define SEC ((uint64_t)1000000000u)
+
 enum status app_init(struct app *a, const struct app_opts *o)
 {
 	struct model_limits lim;
@@ -216,7 +218,7 @@ void app_take(struct app *a, const struct worker_msg *msg)
 	case WORKER_STATE:
 		a->state = msg->state;
 		a->have_state = true;
-		a->retry_in_ns = msg->retry_in_ns;
+		a->retry_at_ns = u64_add_sat(a->now_ns, msg->retry_in_ns);
 		if (msg->state == SOURCE_REPLAY)
 			a->o.replay = true;
 		events_emit(a->o.events, "state %s",
@@ -224,6 +226,7 @@ void app_take(struct app *a, const struct worker_msg *msg)
 		return;
 	case WORKER_ERROR:
 		word_error(a, &msg->err, 0.0, a->error, sizeof(a->error));
+		a->error_st = msg->err.st;
 		a->error_bad = msg->err.st == STATUS_UNREACHABLE ||
 		               msg->err.st == STATUS_TIMEOUT;
 		/* without a window the body shows it; else the status line */
@@ -601,8 +604,33 @@ unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel)
 
 /* ---- rendering --------------------------------------------------------- */
 
+/* Whole seconds to the next attempt, rounded up (0 once it is due). */
+static uint64_t retry_seconds(const struct app *a)
+{
+	uint64_t left =
+	    a->retry_at_ns > a->now_ns ? a->retry_at_ns - a->now_ns : 0;
+
+	return (left + SEC - 1) / SEC;
+}
+
+uint64_t app_next_change(const struct app *a)
+{
+	uint64_t secs;
+
+	if (a->o.replay || a->done || !a->have_state ||
+	    a->state != SOURCE_RETRYING)
+		return UINT64_MAX;
+	secs = retry_seconds(a);
+	/* the shown number drops when the time left reaches secs - 1 */
+	return secs ? a->retry_at_ns - (secs - 1) * SEC : UINT64_MAX;
+}
+
 static void state_text(const struct app *a, char *dst, size_t size)
 {
+	const char *bad =
+	    a->error_st == STATUS_TIMEOUT ? "not answering" : "unreachable";
+	char st[48];
+
 	if (a->o.replay) {
 		snprintf(dst, size, "REPLAY");
 		return;
@@ -611,26 +639,27 @@ static void state_text(const struct app *a, char *dst, size_t size)
 		snprintf(dst, size, "source ended");
 		return;
 	}
-	if (a->error_bad && !a->have_state) {
-		snprintf(dst, size, "unreachable");
-		return;
-	}
-	if (!a->have_state) {
-		snprintf(dst, size, "%s",
-		         a->error_bad ? "unreachable" : "connecting");
-		return;
-	}
-	if (a->state == SOURCE_RETRYING)
-		snprintf(dst, size, "retrying in %" PRIu64 " s",
-		         (a->retry_in_ns + 999999999u) / 1000000000u);
+	if (!a->have_state)
+		snprintf(st, sizeof(st), "connecting");
+	else if (a->state == SOURCE_RETRYING && retry_seconds(a))
+		snprintf(st, sizeof(st), "retrying in %" PRIu64 " s",
+		         retry_seconds(a));
+	else if (a->state == SOURCE_RETRYING)
+		snprintf(st, sizeof(st), "retrying now");
 	else
-		snprintf(dst, size, "%s", source_state_str(a->state));
+		snprintf(st, sizeof(st), "%s", source_state_str(a->state));
+	/* a failing source says why it retries: "unreachable · retrying in
+	 * 4 s", "unreachable · connecting" */
+	if (a->error_bad && (!a->have_state || a->state != SOURCE_CONNECTED))
+		snprintf(dst, size, "%s · %s", bad, st);
+	else
+		snprintf(dst, size, "%s", st);
 }
 
 enum status app_render(struct app *a, struct screen *s)
 {
 	struct render_in in;
-	char state[64], mode[96], line2[128];
+	char state[96], mode[96], line2[128];
 	const struct window *w = app_shown(a);
 	struct view *v = cur_view(a);
 	size_t n = model_window_count(a->m);
@@ -678,6 +707,12 @@ enum status app_render(struct app *a, struct screen *s)
 	if (a->o.replay) {
 		snprintf(line2, sizeof(line2), "replay: %zu window%s kept", n,
 		         n == 1 ? "" : "s");
+		in.line2 = line2;
+	} else if (!a->done && a->error_bad &&
+	           (!a->have_state || a->state != SOURCE_CONNECTED)) {
+		/* no window is running while the source is retried */
+		snprintf(line2, sizeof(line2),
+		         "not collecting: waiting for the source");
 		in.line2 = line2;
 	} else if (!a->done) {
 		in.collecting = true;

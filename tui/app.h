@@ -72,12 +72,13 @@ struct app {
 	bool done;       /* the worker ended */
 	enum source_state state;
 	bool have_state;
-	uint64_t retry_in_ns;
+	uint64_t retry_at_ns; /* monotonic: the next attempt (RETRYING) */
 	uint64_t since_ns; /* monotonic start of the window being collected */
 	uint64_t now_ns;
 	char title[512];
 	char error[2048]; /* the last source error, worded (body / status) */
 	bool error_bad;   /* unreachable or lost */
+	enum status error_st; /* of the last source error */
 	char status[4400];
 	bool status_error;
 	char notice[256];
@@ -115,6 +116,12 @@ unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel);
 
 /* Sets the clock the header's progress uses (monotonic ns). */
 void app_set_now(struct app *a, uint64_t now_ns);
+
+/* When the header next changes by itself between refreshes (the "retrying
+ * in N s" countdown ticks), in monotonic ns; UINT64_MAX when nothing
+ * counts down.  The loop redraws then, so a slow -r still counts each
+ * second. */
+uint64_t app_next_change(const struct app *a);
 
 /* The shown window, or NULL. */
 const struct window *app_shown(const struct app *a);

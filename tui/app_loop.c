@@ -26,6 +26,11 @@
 
 /* How long a quitting viewer waits for its source to stop. */
 #define STOP_GRACE_MS 2000
+/* A failed source is retried after 0.25 s, then 0.5, 1, 2, 4, 8, 8… s
+ * (docs/viewer.md): quick to find a restarted program, gentle on a gone
+ * one. */
+#define RETRY_BASE_NS ((uint64_t)250000000u)
+#define RETRY_MAX_NS  ((uint64_t)8000000000u)
 
 struct run {
 	const struct opts *o;
@@ -40,6 +45,7 @@ struct run {
 	int sigfd;
 	int code;
 	bool quit, dirty, repaint, worker_done, abandon, dump;
+	bool source_failed; /* --dump-screen: ended by a source's failure */
 	uint64_t next_tick;
 };
 
@@ -101,6 +107,26 @@ static void take_signals(struct run *r)
 	}
 }
 
+/* --dump-screen ends at a live source's first failure, with the screen
+ * that shows it (once the worker said when it retries), so a source that
+ * never delivers cannot hold it: the watchdog turns a hang into a failure.
+ * Status 3 for an unreachable or silent source before any window, as in
+ * record; 1 otherwise. */
+static void dump_at_failure(struct run *r, const struct worker_msg *msg)
+{
+	if (msg->kind == WORKER_ERROR && !r->source_failed) {
+		r->source_failed = true;
+		r->code = (msg->err.st == STATUS_UNREACHABLE ||
+		           msg->err.st == STATUS_TIMEOUT) &&
+		                  !r->app.committed
+		              ? RECORD_EXIT_UNREACHABLE
+		              : RECORD_EXIT_ERROR;
+	}
+	if (r->source_failed && msg->kind == WORKER_STATE &&
+	    msg->state == SOURCE_RETRYING)
+		r->quit = true;
+}
+
 static void take_worker(struct run *r)
 {
 	for (;;) {
@@ -113,6 +139,8 @@ static void take_worker(struct run *r)
 		app_take(&r->app, msg);
 		if (msg->kind == WORKER_DONE)
 			r->worker_done = true;
+		if (r->dump && !r->app.o.replay)
+			dump_at_failure(r, msg);
 		worker_msg_free(msg);
 		r->dirty = true;
 		if (r->o->exit_after && r->app.committed >= r->o->exit_after)
@@ -190,7 +218,7 @@ static void loop(struct run *r)
 		struct pollfd p[4];
 		nfds_t np = 0;
 		int timeout, k;
-		uint64_t now;
+		uint64_t now, due;
 
 		if (!r->dump && r->dirty)
 			draw(r);
@@ -199,9 +227,9 @@ static void loop(struct run *r)
 		if (r->dump && r->worker_done)
 			break;
 		now = mono_ns();
-		timeout = now >= r->next_tick
-		              ? 0
-		              : (int)((r->next_tick - now + 999999) / 1000000);
+		due = u64_min(r->next_tick, app_next_change(&r->app));
+		timeout =
+		    now >= due ? 0 : (int)((due - now + 999999) / 1000000);
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
 		p[np].fd = r->worker_done ? -1 : worker_fd(r->w);
@@ -230,6 +258,8 @@ static void loop(struct run *r)
 		if (p[3].revents & POLLIN)
 			take_input(r);
 		now = mono_ns();
+		if (now >= due)
+			r->dirty = true;
 		if (now >= r->next_tick) {
 			r->dirty = true;
 			while (r->next_tick <= now)
@@ -501,6 +531,8 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	memset(&wo, 0, sizeof(wo));
 	wo.window_ns = o->window_ns;
 	wo.refresh_ns = o->refresh_ns;
+	wo.retry_base_ns = RETRY_BASE_NS;
+	wo.retry_max_ns = RETRY_MAX_NS;
 	st = worker_start(r->a, &wo, &r->w);
 	if (st != STATUS_OK) {
 		term_close(&r->t);
@@ -549,7 +581,7 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 	if (!code) {
 		loop(&r);
 		term_close(&r.t);
-		if (r.dump && !r.code)
+		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
 		stop_worker(&r);
 		code = r.code;
