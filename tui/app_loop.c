@@ -17,6 +17,7 @@
 #include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "tui/draw.h"
+#include "tui/errcap.h"
 #include "tui/events.h"
 #include "tui/launch.h"
 #include "tui/record.h"
@@ -46,6 +47,7 @@ struct run {
 	int code;
 	bool quit, dirty, repaint, worker_done, abandon, dump;
 	bool source_failed; /* --dump-screen: ended by a source's failure */
+	struct errcap ec;   /* stderr while the screen is up */
 	uint64_t next_tick;
 };
 
@@ -107,6 +109,13 @@ static void take_signals(struct run *r)
 	}
 }
 
+/* Restores the terminal, then stderr, which gets what it was sent. */
+static void screen_off(struct run *r)
+{
+	term_close(&r->t);
+	errcap_stop(&r->ec);
+}
+
 /* --dump-screen ends at a live source's first failure, with the screen
  * that shows it (once the worker said when it retries), so a source that
  * never delivers cannot hold it: the watchdog turns a hang into a failure.
@@ -146,6 +155,21 @@ static void take_worker(struct run *r)
 		if (r->o->exit_after && r->app.committed >= r->o->exit_after)
 			r->quit = true;
 	}
+}
+
+/* Something wrote to stderr while the screen is up: its last line goes to
+ * the status line (all of it to the real stderr at the end). */
+static void take_stderr(struct run *r)
+{
+	const char *line;
+
+	errcap_drain(&r->ec);
+	line = errcap_last(&r->ec);
+	if (!line)
+		return;
+	snprintf(r->app.status, sizeof(r->app.status), "stderr: %s", line);
+	r->app.status_error = true;
+	r->dirty = true;
 }
 
 static void take_saver(struct run *r)
@@ -215,7 +239,7 @@ static void loop(struct run *r)
 	r->next_tick = mono_ns() + period;
 	r->dirty = true;
 	while (!r->quit) {
-		struct pollfd p[4];
+		struct pollfd p[5];
 		nfds_t np = 0;
 		int timeout, k;
 		uint64_t now, due;
@@ -238,6 +262,8 @@ static void loop(struct run *r)
 		p[np++].events = POLLIN;
 		p[np].fd = r->dump ? -1 : r->t.fd;
 		p[np++].events = POLLIN;
+		p[np].fd = errcap_fd(&r->ec);
+		p[np++].events = POLLIN;
 		k = poll(p, np, r->dump ? -1 : timeout);
 		if (k < 0 && errno != EINTR) {
 			r->code = RECORD_EXIT_ERROR;
@@ -257,6 +283,8 @@ static void loop(struct run *r)
 		}
 		if (p[3].revents & POLLIN)
 			take_input(r);
+		if (p[4].revents)
+			take_stderr(r);
 		now = mono_ns();
 		if (now >= due)
 			r->dirty = true;
@@ -527,6 +555,10 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 			return RECORD_EXIT_ERROR;
 		}
 		r->app.flags = r->t.utf8 ? 0 : UTF8_ASCII;
+		if (errcap_start(&r->ec, true) != STATUS_OK)
+			snprintf(r->app.status, sizeof(r->app.status),
+			         "stderr is not captured: messages written "
+			         "to it may mar the screen");
 	}
 	memset(&wo, 0, sizeof(wo));
 	wo.window_ns = o->window_ns;
@@ -535,7 +567,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	wo.retry_max_ns = RETRY_MAX_NS;
 	st = worker_start(r->a, &wo, &r->w);
 	if (st != STATUS_OK) {
-		term_close(&r->t);
+		screen_off(r);
 		fprintf(stderr, "%s: cannot start the source's worker: %s\n",
 		        o->prog, status_str(st));
 		return RECORD_EXIT_ERROR;
@@ -575,12 +607,13 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 	r.sigfd = -1;
 	r.t.fd = -1;
 	r.dump = o->dump_cols != 0;
+	errcap_init(&r.ec);
 	if (o->notice[0])
 		fprintf(stderr, "%s: %s\n", o->prog, o->notice);
 	code = start(&r, reg, events, endpoint, sizeof(endpoint));
 	if (!code) {
 		loop(&r);
-		term_close(&r.t);
+		screen_off(&r);
 		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
 		stop_worker(&r);
@@ -591,6 +624,7 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 		worker_free(r.w);
 		adapter_close(r.a);
 	}
+	errcap_stop(&r.ec);
 	end_child(&r, events);
 	saver_free(r.saver);
 	if (r.app.m)
