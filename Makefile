@@ -273,6 +273,11 @@ $(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
 
+# The idle cost of the live viewer (tests/bench/idle.sh runs it in tmux).
+$(O)/tests/bench/idle_viewer: $(O)/tests/bench/idle_viewer.o $(LIBASYNCTOP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+
 $(GOBENCH): tests/bench/gobench/main.go
 	$(call msg,GO,$@)
 	@mkdir -p $(@D)
@@ -285,9 +290,10 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(GOBENCH) $(O)/tests/bench_viewer
+bench-run: $(BENCHBIN) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
 	$(Q)$(O)/tests/bench_viewer
+	$(Q)sh tests/bench/idle.sh $(abspath $(O))/tests/bench/idle_viewer
 	$(Q)python3 adapters/asyncio/tests/bench_agent.py
 
 # ---- install ---------------------------------------------------------------
