@@ -221,6 +221,24 @@ START_TEST(screens_live_and_weighting)
 	app_key(&a, 'p');
 	first_row(&a, r, sizeof(r));
 	ck_assert_str_eq(r, "app:spin:12");
+	{
+		/* a weighted count's title keeps a gap before it */
+		struct buf out;
+
+		buf_init(&out);
+		ck_assert_int_eq(screen_dump(&a, 80, 24, &out), STATUS_OK);
+		buf_cstr(&out);
+		ck_assert_ptr_nonnull(
+		    strstr(out.data, "SCHED POLLS\xE2\x96\xBC  WAKES TASKS"));
+		app_key(&a, 'w');
+		buf_reset(&out);
+		ck_assert_int_eq(screen_dump(&a, 80, 24, &out), STATUS_OK);
+		buf_cstr(&out);
+		ck_assert_ptr_nonnull(
+		    strstr(out.data, "SCHED  POLLS WAKES\xE2\x96\xBC TASKS"));
+		buf_fini(&out);
+		app_key(&a, 'p');
+	}
 	app_key(&a, 'I');
 	first_row(&a, r, sizeof(r));
 	/* the hostile name, every control replaced by U+FFFD */

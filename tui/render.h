@@ -89,10 +89,10 @@ struct layout {
 
 /* Columns of a metric's cell, of TASKS and of SHARE without its bar. */
 #define LAYOUT_DURATION_COLS 8
-#define LAYOUT_COUNT_COLS    6
+#define LAYOUT_COUNT_COLS    7
 #define LAYOUT_TASKS_COLS    6
 #define LAYOUT_SHARE_COLS    8
-#define LAYOUT_STACK_MIN     24
+#define LAYOUT_STACK_MIN     22
 
 /* Decides the layout for cols columns with key (always shown): all
  * columns at 80 and more, then a shorter bar, then TASKS and the other
