@@ -265,9 +265,22 @@ START_TEST(screens_live_and_weighting)
 }
 END_TEST
 
+/* The header line of a's screen at 100 columns. */
+static void first_line(struct app *a, char *dst, size_t size)
+{
+	struct buf out;
+
+	buf_init(&out);
+	ck_assert_int_eq(screen_dump(a, 100, 24, &out), STATUS_OK);
+	buf_cstr(&out);
+	snprintf(dst, size, "%.*s", (int)strcspn(out.data, "\n"), out.data);
+	buf_fini(&out);
+}
+
 START_TEST(screens_history_pause_and_eviction)
 {
 	struct app a;
+	char line[512];
 
 	make_app(&a);
 	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
@@ -294,6 +307,22 @@ START_TEST(screens_history_pause_and_eviction)
 	app_key(&a, ' ');
 	ck_assert_int_eq(a.mode, APP_LIVE);
 	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	/* o with no partial figures yet: on, says so, shows the finished
+	 * window marked; a window coming leaves it on; [ leaves it */
+	app_key(&a, 'o');
+	ck_assert(a.in_progress);
+	ck_assert_ptr_nonnull(strstr(a.status, "first partial figures"));
+	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	first_line(&a, line, sizeof(line));
+	ck_assert_ptr_nonnull(strstr(line, "LIVE \xC2\xB7 o: waiting"));
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 20 * SEC);
+	ck_assert(a.in_progress);
+	ck_assert_uint_eq(app_shown(&a)->seq, 5);
+	app_key(&a, '[');
+	ck_assert(!a.in_progress);
+	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	first_line(&a, line, sizeof(line));
+	ck_assert_ptr_null(strstr(line, "o: waiting"));
 	app_fini(&a);
 }
 END_TEST

@@ -65,9 +65,15 @@ void app_set_now(struct app *a, uint64_t now_ns)
 	a->now_ns = now_ns;
 }
 
+/* 'o' is on and the window in progress has figures to show. */
+static bool showing_progress(const struct app *a)
+{
+	return a->in_progress && a->have_progress;
+}
+
 const struct window *app_shown(const struct app *a)
 {
-	if (a->in_progress && a->have_progress)
+	if (showing_progress(a))
 		return model_latest(a->pm);
 	if (a->mode == APP_LIVE)
 		return model_latest(a->m);
@@ -76,12 +82,12 @@ const struct window *app_shown(const struct app *a)
 
 static struct view *cur_view(struct app *a)
 {
-	return a->in_progress && a->have_progress ? &a->pv : &a->v;
+	return showing_progress(a) ? &a->pv : &a->v;
 }
 
 static const struct model *cur_model(const struct app *a)
 {
-	return a->in_progress && a->have_progress ? a->pm : a->m;
+	return showing_progress(a) ? a->pm : a->m;
 }
 
 static void set_status(struct app *a, bool error, const char *fmt, ...)
@@ -145,9 +151,9 @@ static void after_commit(struct app *a, uint64_t index)
 			         "the oldest kept");
 		}
 	}
+	/* 'o' stays on: the next window in progress shows from its first
+	 * partial figures, the finished one until then */
 	a->have_progress = false;
-	if (a->in_progress)
-		a->in_progress = false;
 	refresh_view(a);
 }
 
@@ -268,8 +274,10 @@ static unsigned step(struct app *a, int dir)
 	const struct window *cur = app_shown(a);
 	size_t pos = SIZE_MAX;
 
-	if (!n || !cur || a->in_progress)
+	if (!n || !cur)
 		return APP_REDRAW;
+	/* history is of finished windows: leave the one in progress */
+	a->in_progress = false;
 	for (size_t i = 0; i < n; i++)
 		if (model_window(a->m, i)->seq == cur->seq)
 			pos = i;
@@ -307,7 +315,7 @@ static unsigned go_live(struct app *a)
 
 static unsigned save(struct app *a, bool collapsed)
 {
-	const struct window *w = a->in_progress ? NULL : app_shown(a);
+	const struct window *w = showing_progress(a) ? NULL : app_shown(a);
 	char path[4096 + 64];
 	enum status st;
 	char *data;
@@ -315,9 +323,10 @@ static unsigned save(struct app *a, bool collapsed)
 
 	if (!w) {
 		set_status(a, true,
-		           a->in_progress ? "the window in progress cannot be "
-		                            "saved; o goes back"
-		                          : "no window to save yet");
+		           showing_progress(a)
+		               ? "the window in progress cannot be saved; o "
+		                 "goes back"
+		               : "no window to save yet");
 		return APP_REDRAW;
 	}
 	if (w->empty) {
@@ -434,6 +443,7 @@ unsigned app_do(struct app *a, enum action act)
 		a->in_progress = false;
 		return go_live(a);
 	case ACTION_PAUSE:
+		a->in_progress = false;
 		if (a->mode != APP_LIVE)
 			return go_live(a);
 		if (!model_latest(a->m))
@@ -444,15 +454,18 @@ unsigned app_do(struct app *a, enum action act)
 		refresh_view(a);
 		return APP_REDRAW;
 	case ACTION_PROGRESS:
-		if (!a->in_progress && !a->have_progress) {
+		if (a->o.replay) {
 			set_status(a, false,
-			           a->o.replay ? "replay has no window in "
-			                         "progress"
-			                       : "no partial figures from this "
-			                         "source yet");
+			           "replay has no window in progress");
 			return APP_REDRAW;
 		}
 		a->in_progress = !a->in_progress;
+		if (a->in_progress && !a->have_progress)
+			set_status(
+			    a, false,
+			    "the window in progress shows at its first "
+			    "partial figures (every -r period, where the "
+			    "source reports them)");
 		refresh_view(a);
 		return APP_REDRAW;
 	case ACTION_SAVE_PPROF:
@@ -678,7 +691,7 @@ enum status app_render(struct app *a, struct screen *s)
 	in.state = state;
 	in.state_bad = a->error_bad || (a->done && !a->o.replay);
 	in.win_count = n;
-	for (size_t i = 0; w && !a->in_progress && i < n; i++)
+	for (size_t i = 0; w && !showing_progress(a) && i < n; i++)
 		if (model_window(a->m, i)->seq == w->seq)
 			in.win_pos = i + 1;
 	switch (a->mode) {
@@ -702,8 +715,15 @@ enum status app_render(struct app *a, struct screen *s)
 			snprintf(mode, sizeof(mode), "HISTORY");
 		break;
 	}
+	if (a->in_progress && !a->have_progress) {
+		size_t used = strlen(mode);
+
+		/* 'o' is on, and this window has no partial figures yet */
+		snprintf(mode + used, sizeof(mode) - used,
+		         " \xC2\xB7 o: waiting");
+	}
 	in.mode = mode;
-	in.in_progress = a->in_progress && a->have_progress;
+	in.in_progress = showing_progress(a);
 	if (a->o.replay) {
 		snprintf(line2, sizeof(line2), "replay: %zu window%s kept", n,
 		         n == 1 ? "" : "s");
