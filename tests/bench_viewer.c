@@ -1,8 +1,11 @@
 /* make bench: the viewer's cost per key and per idle refresh, headless
- * (the pure renderer; curses' own drawing is not included).  A window of
- * 100,000 folded stacks: re-sort (a weighting key) + render a 200x50
- * screen; and 10,000 stacks: one idle refresh (render only) at 1 Hz as a
- * share of a core.  Prints "name value" lines (ms, or percent).
+ * (the pure renderer; curses' own drawing is not included), each key timed
+ * with the screen it redraws (200x50).  Windows of 100,000 folded stacks
+ * (depth 3; and depth 12 sharing middle frames) and of 10,000; each new
+ * window replaces 5% of the stacks.  The baseline is a weighting key
+ * (re-sort + render); the filter's keys and window arrivals are also given
+ * as ratios to it.  Prints "name value" lines (ms or percent), best of RUNS
+ * except the filter's very first key, which is timed once.
  *   bench_viewer [RUNS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,8 @@
 #include "tui/app.h"
 #include "tui/render.h"
 
+#define NAME 48
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -21,51 +26,131 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int fill(struct app *a, size_t stacks)
+struct gen {
+	size_t stacks, depth;
+	uint64_t x;     /* xorshift state of the metrics */
+	size_t windows; /* committed so far: shifts the leaves */
+};
+
+static uint64_t xorshift(uint64_t *x)
 {
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Commits a window of g->stacks stacks of g->depth frames (>= 3): a shared
+ * root, then depth - 2 middle frames out of 200, then a leaf of its own
+ * ("module_M:handler_I:L", I shifted by 5% of the stacks a window); task
+ * "worker"; new metrics. */
+static int fill(struct app *a, struct gen *g)
+{
+	size_t stacks = g->stacks, depth = g->depth;
 	struct sample *s = calloc(stacks, sizeof(*s));
-	struct strview *f = calloc(stacks * 3, sizeof(*f));
-	char *names = calloc(stacks, 48);
+	struct strview *f = calloc(stacks * depth, sizeof(*f));
+	char *names = calloc(stacks + 200, NAME);
 	struct window_meta meta;
-	uint64_t x = 88172645463325252u;
 	enum status st;
 
-	if (!s || !f || !names)
+	if (!s || !f || !names) {
+		free(s);
+		free(f);
+		free(names);
 		return -1;
+	}
+	for (size_t j = 0; j < 200; j++)
+		snprintf(names + (stacks + j) * NAME, NAME,
+		         "lib%zu:call_%zu:%zu", j % 13, j, 10 + j);
 	for (size_t i = 0; i < stacks; i++) {
-		int n =
-		    snprintf(names + i * 48, 48, "module_%zu:handler_%zu:%zu",
-		             i % 97, i, i % 1000);
-		f[i * 3] = sv_c("app:main:1");
-		f[i * 3 + 1] = sv_c("pool:spawn:7");
-		f[i * 3 + 2] = sv_n(names + i * 48, (size_t)n);
-		s[i].frames = f + i * 3;
-		s[i].depth = 3;
-		s[i].task = sv_c("worker");
-		for (int m = 0; m < METRIC_COUNT; m++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			s[i].m.v[m] = x % 5000000000u;
+		size_t li = i + g->windows * (stacks / 20);
+		char *leaf = names + i * NAME;
+		int n = snprintf(leaf, NAME, "module_%zu:handler_%zu:%zu",
+		                 li % 97, li, li % 1000);
+		struct strview *fi = f + i * depth;
+
+		fi[0] = sv_c("app:main:1");
+		for (size_t k = 1; k + 1 < depth; k++) {
+			size_t j = (li / (k * 7 + 1) + k) % 200;
+			fi[k] = depth == 3 ? sv_c("pool:spawn:7")
+			                   : sv_c(names + (stacks + j) * NAME);
 		}
+		fi[depth - 1] = sv_n(leaf, (size_t)n);
+		s[i].frames = fi;
+		s[i].depth = depth;
+		s[i].task = sv_c("worker");
+		for (int m = 0; m < METRIC_COUNT; m++)
+			s[i].m.v[m] = xorshift(&g->x) % 5000000000u;
 		s[i].tasks = 1 + i % 7;
 	}
 	memset(&meta, 0, sizeof(meta));
 	meta.time_nanos = (int64_t)1700000000 * 1000000000;
 	meta.duration_nanos = 5000000000;
 	st = app_commit(a, s, stacks, &meta);
+	g->windows++;
 	free(s);
 	free(f);
 	free(names);
 	return st == STATUS_OK ? 0 : -1;
 }
 
-static int bench(size_t stacks, int runs, size_t cols, size_t rows)
+static double best(double cur, double t)
 {
+	return t < cur ? t : cur;
+}
+
+/* Best-of times in ms (first_ever: once). */
+struct figures {
+	double key, idle, arrive;
+	double first_ever, first, again, next, back, esc, weigh;
+	double idle_filter, arrive_filter;
+};
+
+static int keys(struct app *a, struct screen *scr, const int *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		(void)app_key(a, k[i]);
+	return app_render(a, scr) == STATUS_OK ? 0 : -1;
+}
+
+/* One timed step: keys, then a render; the time into *fig when better. */
+static int timed(struct app *a, struct screen *scr, const int *k, size_t n,
+                 double *fig)
+{
+	double t0 = now_ms();
+
+	if (keys(a, scr, k, n))
+		return -1;
+	*fig = best(*fig, now_ms() - t0);
+	return 0;
+}
+
+/* A window arriving while paused, then 'L': the view's work of a new
+ * window (refresh_view) and a render, without the model's fold of it. */
+static int arrival(struct app *a, struct screen *scr, struct gen *g,
+                   double *fig)
+{
+	static const int live = 'L';
+
+	(void)app_do(a, ACTION_PAUSE);
+	if (fill(a, g))
+		return -1;
+	return timed(a, scr, &live, 1, fig);
+}
+
+static int bench(size_t stacks, size_t depth, int runs, size_t cols,
+                 size_t rows)
+{
+	static const char typed[] = "handler_9";
+	static const int slash = '/', bs = KC_BACKSPACE, esc = KC_ESC,
+	                 enter = KC_ENTER, weigh[2] = { '2', '1' };
 	struct app a;
 	struct app_opts o;
 	struct screen scr;
-	double key = 1e30, idle = 1e30;
+	struct figures f;
+	struct gen g = { stacks, depth, 88172645463325252u, 0 };
+	size_t kept_first = 0, kept_last = 0;
+	char tag[32];
 
 	memset(&o, 0, sizeof(o));
 	o.prog = "bench";
@@ -76,58 +161,98 @@ static int bench(size_t stacks, int runs, size_t cols, size_t rows)
 	o.save_dir = ".";
 	o.history = 4;
 	o.events = -1;
-	if (app_init(&a, &o) != STATUS_OK || fill(&a, stacks) ||
+	f.key = f.idle = f.arrive = f.first_ever = f.first = f.again = f.next =
+	    f.back = f.esc = f.weigh = f.idle_filter = f.arrive_filter = 1e30;
+	if (app_init(&a, &o) != STATUS_OK || fill(&a, &g) ||
 	    screen_init(&scr, cols, rows) != STATUS_OK)
+		return -1;
+	if (app_render(&a, &scr) != STATUS_OK)
 		return -1;
 	for (int r = 0; r < runs; r++) {
 		for (int m = 0; m < METRIC_COUNT; m++) {
-			double t0 = now_ms(), t1, t2;
-			(void)app_do(&a, (enum action)(ACTION_WEIGHT_IDLE + m));
-			if (app_render(&a, &scr) != STATUS_OK)
-				return -1;
-			t1 = now_ms();
-			if (app_render(&a, &scr) != STATUS_OK)
-				return -1;
-			t2 = now_ms();
-			if (t1 - t0 < key)
-				key = t1 - t0;
-			if (t2 - t1 < idle)
-				idle = t2 - t1;
-		}
-	}
-	{
-		/* typing a filter: the first character checks every row,
-		 * the next ones only the rows still kept */
-		double first = 1e30, next = 1e30;
-		const char *typed = "handler_9";
-		for (int r = 0; r < runs; r++) {
 			double t0 = now_ms(), t1;
-			(void)app_do(&a, ACTION_FILTER);
-			(void)app_key(&a, typed[0]);
+			/* always a change of weighting: a re-sort */
+			(void)app_do(&a, (enum action)(ACTION_WEIGHT_IDLE +
+			                               (m + 1) % METRIC_COUNT));
 			if (app_render(&a, &scr) != STATUS_OK)
 				return -1;
 			t1 = now_ms();
-			for (size_t k = 1; typed[k]; k++)
-				(void)app_key(&a, typed[k]);
 			if (app_render(&a, &scr) != STATUS_OK)
 				return -1;
-			if (t1 - t0 < first)
-				first = t1 - t0;
-			if ((now_ms() - t1) / (double)(strlen(typed) - 1) <
-			    next)
-				next = (now_ms() - t1) /
-				       (double)(strlen(typed) - 1);
-			(void)app_key(&a, KC_ESC);
+			f.key = best(f.key, t1 - t0);
+			f.idle = best(f.idle, now_ms() - t1);
 		}
-		printf("viewer_filter_first_key_%zuk_ms %.3f\n", stacks / 1000,
-		       first);
-		printf("viewer_filter_next_key_%zuk_ms %.3f\n", stacks / 1000,
-		       next);
 	}
-	printf("viewer_key_sort_render_%zuk_ms %.3f\n", stacks / 1000, key);
-	printf("viewer_idle_render_%zuk_ms %.3f\n", stacks / 1000, idle);
-	printf("viewer_idle_core_share_at_1hz_%zuk_percent %.4f\n",
-	       stacks / 1000, idle / 1000.0 * 100.0);
+	for (int r = 0; r < runs; r++) {
+		int k1[2] = { slash, typed[0] };
+		double t0, sum = 0;
+
+		/* no filter: a window arrives (the baseline of arrivals) */
+		if (arrival(&a, &scr, &g, &f.arrive))
+			return -1;
+		/* the first key of a filter on that window: the very first
+		 * one builds the filter's index from nothing */
+		if (timed(&a, &scr, k1, 2, r ? &f.first : &f.first_ever))
+			return -1;
+		kept_first = a.v.order.n;
+		for (size_t k = 1; typed[k]; k++) {
+			int c = typed[k];
+			t0 = now_ms();
+			if (keys(&a, &scr, &c, 1))
+				return -1;
+			sum += now_ms() - t0;
+		}
+		f.next = best(f.next, sum / (double)(sizeof(typed) - 2));
+		kept_last = a.v.order.n;
+		/* Enter keeps the filter: idle refresh, weighting keys, a
+		 * window arrives */
+		if (keys(&a, &scr, &enter, 1))
+			return -1;
+		t0 = now_ms();
+		if (app_render(&a, &scr) != STATUS_OK)
+			return -1;
+		f.idle_filter = best(f.idle_filter, now_ms() - t0);
+		if (timed(&a, &scr, &weigh[0], 1, &f.weigh) ||
+		    timed(&a, &scr, &weigh[1], 1, &f.weigh))
+			return -1;
+		if (arrival(&a, &scr, &g, &f.arrive_filter))
+			return -1;
+		if (keys(&a, &scr, &slash, 1) ||
+		    timed(&a, &scr, &bs, 1, &f.back) ||
+		    timed(&a, &scr, &esc, 1, &f.esc))
+			return -1;
+		/* the first key again, on a window filtered before */
+		if (timed(&a, &scr, k1, 2, &f.again) || keys(&a, &scr, &esc, 1))
+			return -1;
+	}
+	if (runs == 1)
+		f.first = f.first_ever;
+	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
+	         depth == 3 ? "" : "_depth12");
+	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
+	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);
+	printf("viewer_idle_core_share_at_1hz_%s_percent %.4f\n", tag,
+	       f.idle / 1000.0 * 100.0);
+	printf("viewer_window_arrival_%s_ms %.3f\n", tag, f.arrive);
+	printf("viewer_filter_very_first_key_%s_ms %.3f\n", tag, f.first_ever);
+	printf("viewer_filter_first_key_%s_ms %.3f\n", tag, f.first);
+	printf("viewer_filter_first_key_again_%s_ms %.3f\n", tag, f.again);
+	printf("viewer_filter_next_key_%s_ms %.3f\n", tag, f.next);
+	printf("viewer_filter_backspace_%s_ms %.3f\n", tag, f.back);
+	printf("viewer_filter_esc_%s_ms %.3f\n", tag, f.esc);
+	printf("viewer_filter_weighting_key_%s_ms %.3f\n", tag, f.weigh);
+	printf("viewer_filter_idle_render_%s_ms %.3f\n", tag, f.idle_filter);
+	printf("viewer_filter_window_arrival_%s_ms %.3f\n", tag,
+	       f.arrive_filter);
+	printf("viewer_filter_rows_kept_%s %zu %zu\n", tag, kept_first,
+	       kept_last);
+	printf(
+	    "RATIOS to a weighting key (%s): filter first key %.2f (very "
+	    "first %.2f), again %.2f, next key %.2f, backspace %.2f, esc "
+	    "%.2f, weighting %.2f; window arrival %.2f, with a filter %.2f\n",
+	    tag, f.first / f.key, f.first_ever / f.key, f.again / f.key,
+	    f.next / f.key, f.back / f.key, f.esc / f.key, f.weigh / f.key,
+	    f.arrive / f.key, f.arrive_filter / f.key);
 	screen_fini(&scr);
 	app_fini(&a);
 	return 0;
@@ -139,7 +264,9 @@ int main(int argc, char **argv)
 
 	if (runs < 1)
 		runs = 1;
-	if (bench(100000, runs, 200, 50) || bench(10000, runs, 200, 50)) {
+	if (bench(100000, 3, runs, 200, 50) ||
+	    bench(100000, 12, runs, 200, 50) ||
+	    bench(10000, 3, runs, 200, 50)) {
 		fprintf(stderr, "bench_viewer: failed\n");
 		return 1;
 	}

@@ -1,9 +1,12 @@
-/* Table state: order, filter, selection by stack id, scrolling. */
+/* Table state: order, filter, selection by stack id, scrolling.  A filter
+ * key picks rows out of a cached full order, the matching ones found with
+ * the search index of tui/view_search.c. */
 #include "tui/view.h"
 
 #include <string.h>
 
 #include "model/alloc.h"
+#include "tui/view_search.h"
 
 void view_init(struct view *v, enum metric metric)
 {
@@ -11,147 +14,146 @@ void view_init(struct view *v, enum metric metric)
 	v->metric = metric;
 	v->page = 1;
 	order_init(&v->order);
-	buf_init(&v->hay);
+	order_init(&v->all);
 }
 
 void view_fini(struct view *v)
 {
 	order_fini(&v->order);
-	mem_free(v->kept);
-	mem_free(v->hay_off);
-	buf_fini(&v->hay);
+	order_fini(&v->all);
+	mem_free(v->match);
+	view_index_free(v->ix);
 	memset(v, 0, sizeof(*v));
 }
 
-static unsigned char lower(unsigned char c)
+/* o holds every row of w in the view's current order. */
+static bool sorted(const struct view *v, const struct order *o,
+                   const struct view_tag *t, const struct window *w)
 {
-	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+	return view_tag_holds(t, w) && o->key == v->metric &&
+	       o->descending == !v->ascending;
 }
 
-static bool contains(struct strview hay, const char *needle, size_t len)
+static void swap_orders(struct view *v)
 {
-	if (len > hay.len)
-		return false;
-	for (size_t i = 0; i + len <= hay.len; i++) {
-		size_t k = 0;
+	struct order o = v->order;
+	struct view_tag t = v->order_tag;
 
-		while (k < len && lower((unsigned char)hay.ptr[i + k]) ==
-		                      lower((unsigned char)needle[k]))
-			k++;
-		if (k == len)
-			return true;
-	}
-	return false;
+	v->order = v->all;
+	v->order_tag = v->all_tag;
+	v->all = o;
+	v->all_tag = t;
 }
 
-bool view_row_matches(const struct model *m, const struct window *w, size_t row,
-                      const char *needle, size_t len)
-{
-	const struct fold_row *r = &w->rows[row];
-	const uint32_t *frames;
-	size_t depth = 0;
-
-	if (!len)
-		return true;
-	frames = model_stack(m, r->stack, &depth);
-	for (size_t i = 0; i < depth; i++)
-		if (contains(model_frame(m, frames[i]), needle, len))
-			return true;
-	for (uint32_t i = 0; i < r->count; i++)
-		if (contains(model_name(m, w->entries[r->first + i].name),
-		             needle, len))
-			return true;
-	return false;
-}
-
-struct keep_ctx {
-	const struct view *v;
-};
-
-static bool keep_row(void *ctx, const struct window *w, size_t row)
-{
-	const struct view *v = ((struct keep_ctx *)ctx)->v;
-
-	if (v->narrowing && !(v->kept[row / 64] >> (row % 64) & 1))
-		return false;
-	if (v->hay_w == w) {
-		struct strview h = { v->hay.data + v->hay_off[row],
-			             v->hay_off[row + 1] - v->hay_off[row] };
-		return contains(h, v->filter, v->filter_len);
-	}
-	return view_row_matches(v->m, w, row, v->filter, v->filter_len);
-}
-
-static void hay_add(struct buf *b, struct strview s)
-{
-	size_t start = b->len;
-
-	if (buf_addv(b, s) != STATUS_OK || buf_addc(b, '\n') != STATUS_OK)
-		return;
-	for (size_t i = start; i < b->len; i++)
-		b->data[i] = (char)lower((unsigned char)b->data[i]);
-}
-
-/* Builds the haystack of w's rows (best effort: on failure the filter
- * reads the model directly). */
-static void hay_build(struct view *v, const struct window *w)
-{
-	v->hay_w = NULL;
-	if (w->nrows + 1 > v->hay_cap) {
-		size_t *o =
-		    mem_realloc_array(v->hay_off, w->nrows + 1, sizeof(*o));
-		if (!o)
-			return;
-		v->hay_off = o;
-		v->hay_cap = w->nrows + 1;
-	}
-	buf_reset(&v->hay);
-	for (size_t r = 0; r < w->nrows; r++) {
-		const struct fold_row *fr = &w->rows[r];
-		size_t depth = 0;
-		const uint32_t *frames = model_stack(v->m, fr->stack, &depth);
-
-		v->hay_off[r] = v->hay.len;
-		for (size_t i = 0; i < depth; i++)
-			hay_add(&v->hay, model_frame(v->m, frames[i]));
-		for (uint32_t i = 0; i < fr->count; i++)
-			hay_add(
-			    &v->hay,
-			    model_name(v->m, w->entries[fr->first + i].name));
-	}
-	v->hay_off[w->nrows] = v->hay.len;
-	if (buf_status(&v->hay) != STATUS_OK) {
-		buf_fini(&v->hay);
-		return;
-	}
-	v->hay_w = w;
-	v->hay_seq = w->seq;
-}
-
-/* Remembers the rows this filter kept (best effort: no memory, no
- * narrowing next time). */
-static void remember(struct view *v, const struct window *w)
+/* Brings match up to date for w and f (folded, len >= 1).  When it held
+ * the rows of a shorter filter contained in f, only the rows it kept are
+ * checked again; of a longer one containing f, only the rows it left. */
+static enum status match_rows(struct view *v, const struct window *w,
+                              const char *f, size_t len)
 {
 	size_t words = (w->nrows + 63) / 64;
+	int how = 0; /* 0: every row, 1: narrowing, 2: widening */
+	struct view_index *ix = v->ix;
+	const uint32_t *ord;
 
-	v->kept_w = NULL;
-	if (!v->filter_len)
-		return;
-	if (words > v->kept_words) {
-		uint64_t *k = mem_realloc_array(v->kept, words, sizeof(*k));
-		if (!k)
-			return;
-		v->kept = k;
-		v->kept_words = words;
+	if (view_tag_holds(&v->match_tag, w)) {
+		if (v->match_len == len && !memcmp(v->match_fold, f, len))
+			return STATUS_OK;
+		if (vsearch_find(f, len, v->match_fold, v->match_len))
+			how = 1;
+		else if (vsearch_find(v->match_fold, v->match_len, f, len))
+			how = 2;
 	}
-	memset(v->kept, 0, words * sizeof(*v->kept));
-	for (size_t i = 0; i < v->order.n; i++)
-		v->kept[v->order.idx[i] / 64] |= (uint64_t)1
-		                                 << (v->order.idx[i] % 64);
-	v->kept_w = w;
-	v->kept_seq = w->seq;
-	memcpy(v->kept_filter, v->filter, v->filter_len);
-	v->kept_len = v->filter_len;
+	if (!ix) {
+		if (view_index_new(&v->ix) != STATUS_OK)
+			return STATUS_NOMEM;
+		ix = v->ix;
+	}
+	if (!view_index_current(ix, v->m, w) &&
+	    view_index_build(ix, v->m, w) != STATUS_OK)
+		return STATUS_NOMEM;
+	if (view_index_search(ix, f, len) != STATUS_OK)
+		return STATUS_NOMEM;
+	ord = view_index_order(ix);
+	if (!how) {
+		v->match_tag.ok = false;
+		if (mem_grow(&v->match, &v->match_words, words,
+		             sizeof(*v->match)) != STATUS_OK)
+			return STATUS_NOMEM;
+		memset(v->match, 0, words * sizeof(*v->match));
+	}
+	for (size_t e = 0; e < w->nrows; e++) {
+		size_t r = ord[e];
+		bool was = how && vsearch_bit(v->match, r);
+
+		if ((how == 1 && !was) || (how == 2 && was))
+			continue;
+		if (view_index_entry_hits(ix, e) != was)
+			v->match[r / 64] ^= (uint64_t)1 << (r % 64);
+	}
+	view_tag_set(&v->match_tag, w);
+	memcpy(v->match_fold, f, len);
+	v->match_len = len;
+	return STATUS_OK;
+}
+
+/* order = every row of w, sorted (from the cache when it has them). */
+static enum status build_all(struct view *v, const struct window *w)
+{
+	enum status st;
+
+	if (sorted(v, &v->all, &v->all_tag, w)) {
+		swap_orders(v);
+		v->all_tag.ok = false;
+		return STATUS_OK;
+	}
+	if (sorted(v, &v->order, &v->order_tag, w))
+		return STATUS_OK;
+	v->order_tag.ok = false;
+	st = order_build(&v->order, w, v->metric, !v->ascending, NULL, NULL);
+	if (st == STATUS_OK)
+		view_tag_set(&v->order_tag, w);
+	return st;
+}
+
+static bool keep_match(void *ctx, const struct window *w, size_t row)
+{
+	(void)w;
+	return vsearch_bit(ctx, row);
+}
+
+/* order = the rows of w matching the filter: picked out of the full order
+ * when one is at hand, else sorted alone (after a change of weighting, or
+ * a new window). */
+static enum status build_filtered(struct view *v, const struct window *w)
+{
+	char f[VIEW_FILTER_MAX];
+	size_t len = v->filter_len < VIEW_FILTER_MAX ? v->filter_len
+	                                             : VIEW_FILTER_MAX - 1;
+	size_t n = 0;
+
+	vsearch_fold_span(sv_n(v->filter, len), 0, len, f);
+	if (match_rows(v, w, f, len) != STATUS_OK)
+		return STATUS_NOMEM;
+	if (!sorted(v, &v->all, &v->all_tag, w)) {
+		if (!sorted(v, &v->order, &v->order_tag, w)) {
+			v->order_tag.ok = false;
+			return order_build(&v->order, w, v->metric,
+			                   !v->ascending, keep_match, v->match);
+		}
+		swap_orders(v);
+	}
+	v->order_tag.ok = false;
+	if (mem_grow(&v->order.idx, &v->order.cap, v->all.n,
+	             sizeof(*v->order.idx)) != STATUS_OK)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < v->all.n; i++)
+		if (vsearch_bit(v->match, v->all.idx[i]))
+			v->order.idx[n++] = v->all.idx[i];
+	v->order.n = n;
+	v->order.key = v->metric;
+	v->order.descending = !v->ascending;
+	return STATUS_OK;
 }
 
 static void follow(struct view *v)
@@ -179,31 +181,20 @@ static void follow(struct view *v)
 enum status view_build(struct view *v, const struct model *m,
                        const struct window *w)
 {
-	struct keep_ctx k = { v };
 	enum status st;
 
 	v->m = m;
 	v->w = w;
 	if (!w) {
 		v->order.n = 0;
+		v->order_tag.ok = false;
 		v->sel = v->top = 0;
 		return STATUS_OK;
 	}
-	if (v->filter_len && (v->hay_w != w || v->hay_seq != w->seq))
-		hay_build(v, w);
-	/* a longer filter containing the last one keeps a subset of its
-	 * rows: only those are checked again */
-	v->narrowing = v->filter_len && v->kept_w == w &&
-	               v->kept_seq == w->seq && v->kept_len &&
-	               contains(sv_n(v->filter, v->filter_len), v->kept_filter,
-	                        v->kept_len);
-	st = order_build(&v->order, w, v->metric, !v->ascending,
-	                 v->filter_len ? keep_row : NULL, &k);
-	v->narrowing = false;
-	if (st == STATUS_OK)
-		remember(v, w);
+	st = v->filter_len ? build_filtered(v, w) : build_all(v, w);
 	if (st != STATUS_OK) {
 		v->order.n = 0;
+		v->order_tag.ok = false;
 		v->sel = v->top = 0;
 		return st;
 	}

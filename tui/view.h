@@ -17,6 +17,15 @@
 
 #define VIEW_FILTER_MAX 256
 
+struct view_index;
+
+/* private: which window (and seq) a cached result belongs to */
+struct view_tag {
+	const struct window *w;
+	uint64_t seq;
+	bool ok;
+};
+
 struct view {
 	enum metric metric; /* the weighting: drives the order and the bar */
 	bool ascending;     /* inverted order (smallest first) */
@@ -30,32 +39,41 @@ struct view {
 	size_t filter_len;
 	const struct model *m; /* of the last build (borrowed) */
 	const struct window *w;
-	/* private: rows the last filter kept, so that typing more of a
-	 * filter only re-checks those (a bit per row of kept_w) */
-	uint64_t *kept;
-	size_t kept_words;
-	const struct window *kept_w;
-	uint64_t kept_seq;
-	char kept_filter[VIEW_FILTER_MAX];
-	size_t kept_len;
-	bool narrowing;
-	/* private: each row's frames and task names, lower-cased, one block
-	 * per row (hay_off[r] .. hay_off[r + 1]), built once per window while
-	 * a filter is on, so typing scans contiguous memory */
-	struct buf hay;
-	size_t *hay_off;
-	size_t hay_cap;
-	const struct window *hay_w;
-	uint64_t hay_seq;
+	/* private caches, so that a filter key neither sorts nor searches
+	 * more than it must.  order_tag: order holds every row of its window
+	 * (no filter) in order.key / order.descending.  all: the same for the
+	 * filtered view, which then picks the matching rows out of it. */
+	struct view_tag order_tag;
+	struct order all;
+	struct view_tag all_tag;
+	/* a bit per row of match_tag's window: the row matches match_fold
+	 * (the filter case-folded); a longer or shorter filter only checks
+	 * the rows whose answer can change */
+	uint64_t *match;
+	size_t match_words;
+	struct view_tag match_tag;
+	char match_fold[VIEW_FILTER_MAX];
+	size_t match_len;
+	/* the search index of a window (built when a filter first needs it) */
+	struct view_index *ix;
 };
 
+/* An empty view weighted by metric, no filter.  Does not allocate. */
 void view_init(struct view *v, enum metric metric);
+/* Frees what the view's builds allocated; v can be view_init'ed again. */
 void view_fini(struct view *v);
 
 /* Rebuilds the rows of w (borrowed from m; NULL for none) in the view's
- * order and filter, then puts the selection back on the same stack id, or,
- * when that stack is gone, on the same position clamped to the rows; and
- * scrolls so the selection shows.  STATUS_NOMEM leaves no rows. */
+ * order, keeping the rows that match the filter (view_row_matches), then
+ * puts the selection back on the same stack id, or, when that stack is
+ * gone, on the same position clamped to the rows; and scrolls so the
+ * selection shows.  Does not block.  What it computes is cached per window
+ * (by pointer and seq): a filter key picks the matching rows out of the
+ * full order, and searches an index of the frames and task names that the
+ * first filtered build makes (one walk of m's stacks and strings) and
+ * later builds bring up to date.  The caches hold ids of m, so a view
+ * serves one model: after that model is freed, view_fini and view_init the
+ * view before building with another.  STATUS_NOMEM leaves no rows. */
 enum status view_build(struct view *v, const struct model *m,
                        const struct window *w) MUST_CHECK;
 
@@ -70,8 +88,10 @@ void view_select(struct view *v, size_t pos);
 void view_scroll(struct view *v, long delta);
 
 /* True when row (an index into w->rows) matches needle: a case-insensitive
- * (ASCII) substring of one of its frames or task names.  An empty needle
- * matches everything. */
+ * substring of one of its frames or task names.  Case is folded in ASCII
+ * and in the two-byte UTF-8 letters of Latin-1, Latin Extended-A, Greek,
+ * Cyrillic and Armenian (simple, length-keeping folds); other bytes match
+ * exactly.  An empty needle matches everything. */
 bool view_row_matches(const struct model *m, const struct window *w, size_t row,
                       const char *needle, size_t len);
 

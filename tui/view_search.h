@@ -1,0 +1,91 @@
+/* The filter's search, internal to tui/view.c: case folding, substring
+ * matching, and an index of the frames and task names of a model's windows
+ * (struct view_index, opaque) that a filter key searches. */
+#ifndef ASYNCTOP_TUI_VIEW_SEARCH_H
+#define ASYNCTOP_TUI_VIEW_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/base.h"
+#include "model/model.h"
+#include "model/status.h"
+#include "model/strview.h"
+#include "tui/view.h"
+
+/* Bit i of the bit set b (borrowed; i below its size).  Cannot fail. */
+static inline bool vsearch_bit(const uint64_t *b, size_t i)
+{
+	return b[i / 64] >> (i % 64) & 1;
+}
+
+/* True when t holds a result for w as it is now (same pointer and seq).
+ * t and w are borrowed; w is only compared and read.  Cannot fail. */
+static inline bool view_tag_holds(const struct view_tag *t,
+                                  const struct window *w)
+{
+	return t->ok && t->w == w && t->seq == w->seq;
+}
+
+/* Marks t as holding a result for w as it is now (w is borrowed: t keeps
+ * its address, never dereferenced later).  Cannot fail. */
+static inline void view_tag_set(struct view_tag *t, const struct window *w)
+{
+	t->w = w;
+	t->seq = w->seq;
+	t->ok = true;
+}
+
+/* Writes n bytes of s from at (at + n <= s.len), case-folded as
+ * view_row_matches folds, to out (n bytes, not NUL-terminated).  The fold
+ * keeps lengths, so folded offsets are s's offsets.  s is borrowed.  Cannot
+ * fail; does not allocate. */
+void vsearch_fold_span(struct strview s, size_t at, size_t n, char *out);
+
+/* True when needle (nn >= 1 bytes) occurs in hay (hn bytes), bytes
+ * compared as they are (fold both first for a case-insensitive test).
+ * Both are borrowed.  Cannot fail; does not allocate. */
+bool vsearch_find(const char *hay, size_t hn, const char *needle, size_t nn);
+
+/* Puts a new, empty index in *out, to free with view_index_free.
+ * STATUS_NOMEM leaves *out untouched. */
+enum status view_index_new(struct view_index **out) MUST_CHECK;
+
+/* Frees ix and all it holds; NULL is a no-op. */
+void view_index_free(struct view_index *ix);
+
+/* True when ix holds the rows of w as it is now (by pointer and seq), read
+ * from model m (m and w are only compared).  Cannot fail. */
+bool view_index_current(const struct view_index *ix, const struct model *m,
+                        const struct window *w);
+
+/* Indexes the rows of w, a window of m.  The strings and stacks met are
+ * kept (case-folded copies) for later windows of the same m, which is read
+ * only for those not met before; another m starts the index over.  m and w
+ * are borrowed: m must stay alive (or ix be freed) until the next build.
+ * Does not block.  STATUS_NOMEM leaves ix valid but not current
+ * (view_index_current is false), to build again or free. */
+enum status view_index_build(struct view_index *ix, const struct model *m,
+                             const struct window *w) MUST_CHECK;
+
+/* Finds which of the indexed strings hold f (len >= 1 bytes, already
+ * folded with vsearch_fold_span; borrowed, copied into ix) for
+ * view_index_entry_hits; when the last search was for f, or for a part of
+ * f, only what can change is searched again.  ix must be current (a build
+ * succeeded since the last one that failed).  STATUS_NOMEM leaves the
+ * answers of view_index_entry_hits meaningless until a search succeeds. */
+enum status view_index_search(struct view_index *ix, const char *f,
+                              size_t len) MUST_CHECK;
+
+/* The built window's rows in the index's order (about that of their stack
+ * ids): entry e, for e below the window's nrows, is row order[e].  Borrowed
+ * from ix, valid until its next build or free.  Cannot fail. */
+const uint32_t *view_index_order(const struct view_index *ix);
+
+/* True when one of the frames or task names of entry e (row
+ * view_index_order(ix)[e]) holds the last string view_index_search
+ * searched for.  Cannot fail. */
+bool view_index_entry_hits(const struct view_index *ix, size_t e);
+
+#endif
