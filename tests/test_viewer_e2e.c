@@ -32,7 +32,10 @@
 
 /* ---- a pseudo-terminal and a producer that hangs ------------------------- */
 
-static int hang_mode; /* in the child: 1 = the second window hangs */
+static int hang_mode;   /* in the child: 1 = the second window hangs */
+static int stderr_mode; /* in the child: each window logs to stderr */
+
+#define LOG_LINE "E0000 producer: connection pool warming up"
 
 static struct asynctop_str str(const char *s)
 {
@@ -47,6 +50,11 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 	struct asynctop_sample s;
 
 	(void)user;
+	if (stderr_mode) {
+		/* as a library would: straight to fd 2, on the worker */
+		ssize_t n = write(2, LOG_LINE "\n", strlen(LOG_LINE) + 1);
+		(void)n;
+	}
 	if (calls++ && hang_mode)
 		for (;;)
 			select(0, NULL, NULL, NULL,
@@ -113,7 +121,9 @@ static void pty_start(struct pty_run *r, int mode)
 		fd = open("/dev/null", O_RDWR);
 		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
 			_exit(126);
-		fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		/* stderr: a file, or (mode 4) the terminal itself */
+		fd = mode & 4 ? tty
+		              : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(127);
 		close(tty);
@@ -124,6 +134,7 @@ static void pty_start(struct pty_run *r, int mode)
 		else
 			unsetenv("NO_COLOR");
 		hang_mode = mode & 1;
+		stderr_mode = (mode & 4) != 0;
 		alarm(CHILD_LIMIT);
 		_exit(asynctop_main(5, argv, &hang, 1));
 	}
@@ -219,6 +230,36 @@ START_TEST(e2e_sigint_sighup_restore)
 {
 	signal_case(SIGINT);
 	signal_case(SIGHUP);
+}
+END_TEST
+
+/* A producer writing to stderr while the screen is up (stderr being the
+ * terminal): its line shows in the status line, never raw on the screen,
+ * and reaches the terminal after it is restored. */
+START_TEST(e2e_stderr_captured_under_the_screen)
+{
+	struct pty_run r;
+	const char *out, *leave, *at;
+	int status;
+
+	pty_start(&r, 4);
+	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
+	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
+	status = pty_wait(&r);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_restored(&r);
+	out = buf_cstr(&r.ev.out);
+	ck_assert_ptr_nonnull(strstr(out, "stderr: " LOG_LINE));
+	/* on the screen, only inside the status line */
+	leave = strstr(out, "\033[?1049l");
+	for (at = out; (at = strstr(at, LOG_LINE)) && at < leave; at++)
+		ck_assert_msg(at - out >= 8 && !strncmp(at - 8, "stderr: ", 8),
+		              "the line was written raw under the screen");
+	/* and after the screen, as written */
+	ck_assert_ptr_nonnull(strstr(leave, LOG_LINE));
+	pty_end(&r);
 }
 END_TEST
 
@@ -589,6 +630,7 @@ Suite *suite_viewer_e2e(void)
 	tcase_add_test(tc, e2e_sigterm_restores);
 	tcase_add_test(tc, e2e_sigint_sighup_restore);
 	tcase_add_test(tc, e2e_ctrl_c_quits);
+	tcase_add_test(tc, e2e_stderr_captured_under_the_screen);
 	tcase_add_test(tc, e2e_crash_restores);
 	tcase_add_test(tc, e2e_no_color_and_resize);
 	tcase_add_test(tc, e2e_tmux_replay_weighting_history_save);
