@@ -165,6 +165,12 @@ uint64_t collect_deadline(const struct collect *c);
  * after connecting (decisions §2), so that a slow connection neither
  * shortens that window nor eats its grace. */
 void collect_restart(struct collect *c);
+/* Says the adapter is in a wait bounded by a timeout of its own that may
+ * end after the window's (connecting, a first reply): the watchdog then
+ * counts its grace from until_ns (monotonic) instead, so a slow but
+ * bounded step is not reported as a hang, while an adapter that overruns
+ * its own timeout still is.  The latest until_ns wins, for this window. */
+void collect_hold(struct collect *c, uint64_t until_ns);
 /* The 1-based number of the window being collected. */
 uint64_t collect_index(const struct collect *c);
 /* The refresh period for progress reports. */

@@ -36,7 +36,8 @@ static void state(struct aio *p, struct collect *c, enum source_state st)
 	collect_state(c, st, 0);
 }
 
-static enum status hello(struct adapter *a, struct failure *f)
+static enum status hello(struct adapter *a, struct collect *c,
+                         struct failure *f)
 {
 	struct aio *p = a->priv;
 	struct wire *w = &p->w;
@@ -50,6 +51,7 @@ static enum status hello(struct adapter *a, struct failure *f)
 	const unsigned char *text;
 	enum status st;
 
+	collect_hold(c, deadline);
 	p->seq = 1;
 	p->max_payload = ASYNCIO_MAX_PAYLOAD;
 	st = aio_send_frame(p, ASYNCIO_HELLO, body, sizeof(body), deadline, f);
@@ -120,6 +122,9 @@ static enum status attach(struct adapter *a, struct collect *c,
 	enum status st;
 
 	state(p, c, SOURCE_CONNECTING);
+	/* connecting and the first replies are bounded by our own timeouts,
+	 * which may outlast a short window: the watchdog is told so */
+	collect_hold(c, u64_add_sat(collect_now(), a->cfg.connect_timeout_ns));
 	st = asyncio_endpoint_connect(&p->ep, a->cfg.connect_timeout_ns,
 	                              collect_stop_fd(c), &p->fd, p->err,
 	                              sizeof(p->err));
@@ -136,7 +141,7 @@ static enum status attach(struct adapter *a, struct collect *c,
 		    "another process serves the agent's socket (pid "
 		    "reuse, or a planted socket): check its directory",
 		    NULL, "%s", p->err);
-	return hello(a, f);
+	return hello(a, c, f);
 }
 
 /* Sends READ and reads its reply (or a final push). */
@@ -151,6 +156,7 @@ static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
 	if (collect_stopping(c) || collect_now() >= collect_deadline(c))
 		timeout = u64_min(timeout, STOP_READ_NS);
 	deadline = u64_add_sat(collect_now(), timeout);
+	collect_hold(c, deadline);
 	p->seq = p->seq == UINT32_MAX ? 1 : p->seq + 1;
 	st = aio_send_frame(p, ASYNCIO_READ, NULL, 0, deadline, f);
 	if (st == STATUS_UNREACHABLE) {
@@ -319,9 +325,10 @@ static enum status aio_collect(struct adapter *a, struct collect *c)
 		if (wr == WAIT_DATA) {
 			/* only a final push may arrive unasked */
 			uint64_t t = a->cfg.reply_timeout_ns;
+			uint64_t until = u64_add_sat(collect_now(), t);
 
-			st = aio_read_reply(p, 0, u64_add_sat(collect_now(), t),
-			                    t, &e, &f);
+			collect_hold(c, until);
+			st = aio_read_reply(p, 0, until, t, &e, &f);
 			if (st != STATUS_OK)
 				return cut_short(a, c, &f);
 			return finish(p, c, &e, "application exited");

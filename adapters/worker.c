@@ -63,8 +63,9 @@ struct worker {
 	uint64_t stop_at, end_at;
 	bool in_collect, timed_out;
 	uint64_t cur_index, cur_deadline;
-	uint64_t lost;         /* messages lost to memory */
-	unsigned failures;     /* failed windows in a row (the worker's own) */
+	uint64_t cur_hold; /* collect_hold: a bounded wait of the adapter's */
+	uint64_t lost;     /* messages lost to memory */
+	unsigned failures; /* failed windows in a row (the worker's own) */
 	struct msg_node *done; /* preallocated, so WORKER_DONE always arrives */
 };
 
@@ -325,6 +326,18 @@ void collect_restart(struct collect *c)
 	pthread_mutex_unlock(&w->mu);
 }
 
+void collect_hold(struct collect *c, uint64_t until_ns)
+{
+	struct worker *w = c->w;
+
+	pthread_mutex_lock(&w->mu);
+	if (until_ns > w->cur_hold) {
+		w->cur_hold = until_ns;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->mu);
+}
+
 uint64_t collect_index(const struct collect *c)
 {
 	return c->index;
@@ -543,6 +556,7 @@ static void begin(struct worker *w, struct collect *c, uint64_t index,
 		drain(w->stop_rfd);
 	w->cur_index = index;
 	w->cur_deadline = c->deadline;
+	w->cur_hold = 0;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -676,6 +690,10 @@ static void *watch(void *arg)
 		}
 		from = w->cur_deadline;
 		what = "the window's end";
+		if (w->cur_hold > from) {
+			from = w->cur_hold;
+			what = "the end of its own timeout";
+		}
 		if (w->stop && w->stop_at < from) {
 			from = w->stop_at;
 			what = "the stop request";

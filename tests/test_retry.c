@@ -1,7 +1,9 @@
 /* Retrying a failed source: the capped back-off (adapter.c) and how the
  * worker applies it: failures reported at once, the delay announced as
  * RETRYING, attempts spaced by at least that delay, a window with data
- * resetting it, a stop ending a long wait. */
+ * resetting it, a stop ending a long wait.  And telling a slow source from
+ * a hung one: a wait the adapter bounds itself (collect_hold) is not a
+ * hang, overrunning that bound is. */
 #include <check.h>
 #include <limits.h>
 #include <poll.h>
@@ -49,7 +51,9 @@ START_TEST(backoff_edges)
 }
 END_TEST
 
-/* ---- a scripted source: 'F' fails unreachable, 'D' delivers a window */
+/* ---- a scripted source: 'F' fails unreachable, 'D' delivers a window,
+ * 'S' is slow (holds 5 s, takes 300 ms past its window, delivers), 'H'
+ * overruns its hold of 100 ms until stopped */
 
 struct script {
 	const char *steps; /* one letter per collect; past the end: 'F' */
@@ -73,6 +77,15 @@ static enum status scripted_collect(struct adapter *a, struct collect *c)
 		s->at[k] = collect_now();
 	step = k < strlen(s->steps) ? s->steps[k] : 'F';
 	pthread_mutex_unlock(&s->mu);
+	if (step == 'S') {
+		collect_hold(c, collect_now() + 5 * SEC);
+		(void)collect_wait_until(c, collect_deadline(c) + 300 * MS);
+		step = 'D';
+	} else if (step == 'H') {
+		collect_hold(c, collect_now() + 100 * MS);
+		(void)collect_wait_until(c, collect_now() + 3600 * SEC);
+		return collect_fail(c, STATUS_UNREACHABLE, "stopped", NULL);
+	}
 	if (step == 'D') {
 		struct strview fr = { "app:main:1", 10 };
 		struct sample smp;
@@ -257,6 +270,44 @@ START_TEST(worker_stop_ends_a_long_backoff)
 }
 END_TEST
 
+START_TEST(worker_hold_tells_slow_from_hung)
+{
+	/* a 10 ms window and a 100 ms grace: 'S' returns 300 ms past its
+	 * window, inside the 5 s it declared, so its window counts */
+	struct worker_opts o = { .window_ns = 10 * MS,
+		                 .grace_ns = 100 * MS,
+		                 .max_windows = 1 };
+	struct script s;
+	struct adapter *a = open_scripted(&s, "S");
+	struct worker *w;
+	struct worker_msg *m;
+
+	ck_assert_int_eq(worker_start(a, &o, &w), STATUS_OK);
+	expect_window(w, 1);
+	expect_done(w);
+	worker_free(w);
+	close_scripted(&s, a);
+
+	/* 'H' outlives its own 100 ms: reported as hung, naming its timeout,
+	 * then stopped */
+	a = open_scripted(&s, "H");
+	ck_assert_int_eq(worker_start(a, &o, &w), STATUS_OK);
+	m = next_msg(w);
+	ck_assert_int_eq(m->kind, WORKER_ERROR);
+	ck_assert_int_eq(m->err.st, STATUS_TIMEOUT);
+	ck_assert_str_eq(m->err.detail,
+	                 "the scripted adapter did not return within 0.1s of "
+	                 "the end of its own timeout");
+	worker_msg_free(m);
+	worker_stop(w);
+	m = next_msg(w);
+	ck_assert_int_eq(m->kind, WORKER_DONE);
+	worker_msg_free(m);
+	worker_free(w);
+	close_scripted(&s, a);
+}
+END_TEST
+
 Suite *suite_retry(void);
 Suite *suite_retry(void)
 {
@@ -269,6 +320,7 @@ Suite *suite_retry(void)
 	tcase_add_test(tc, worker_backs_off_and_resets_after_data);
 	tcase_add_test(tc, worker_without_backoff_retries_once_per_window);
 	tcase_add_test(tc, worker_stop_ends_a_long_backoff);
+	tcase_add_test(tc, worker_hold_tells_slow_from_hung);
 	suite_add_tcase(s, tc);
 	return s;
 }
