@@ -269,6 +269,11 @@ $(BENCHBIN): $(O)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(ENCODE_PKGS))
 
+BENCHMODEL := $(O)/tests/bench_model
+$(BENCHMODEL): $(O)/tests/bench_model.o $(LIBMODEL)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^
+
 $(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
@@ -290,7 +295,7 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
+bench-run: $(BENCHBIN) $(BENCHMODEL) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
 	$(Q)$(O)/tests/bench_viewer
 	$(Q)sh tests/bench/idle.sh $(abspath $(O))/tests/bench/idle_viewer

@@ -60,23 +60,29 @@ static const char *meta_copy(const struct model *m, const char *s, char **at)
 	return d;
 }
 
-/* The scratch of one commit, n items each.  at[] lists the occupied
- * slots of the fold table; entry i below is m->fold[at[i]]. */
+/* The scratch of one commit: per entry (n) and per distinct stack or name
+ * (at most n).  Entry i is m->ent[i]. */
 struct scratch {
 	uint64_t *keys, *tkeys;
-	const char **key;
-	uint32_t *vals, *tvals, *srank, *nrank, *id, *cnt, *perm, *tmp, *byid,
-	    *at;
+	const char **key;       /* a group's key text */
+	uint32_t *vals, *tvals; /* radix sorts */
+	uint32_t *byname;       /* entries by name, ascending */
+	uint32_t *grp;          /* an entry's stack group */
+	uint32_t *ord;          /* entries in the window's order */
+	uint32_t *nid, *ncnt;   /* name groups: id, entries */
+	uint32_t *gid, *gcnt;   /* stack groups, ascending id */
+	uint32_t *perm, *tmp;   /* groups in canonical order; merge scratch */
+	uint32_t *row;          /* a stack group's row */
 };
 
 static enum status scratch_new(struct scratch *sc, size_t n)
 {
 	char *p = mem_realloc_array(NULL, n ? n : 1,
 	                            2 * sizeof(uint64_t) + sizeof(char *) +
-	                                10 * sizeof(uint32_t));
-	uint32_t **u32[] = { &sc->vals, &sc->tvals, &sc->srank, &sc->nrank,
-		             &sc->id,   &sc->cnt,   &sc->perm,  &sc->tmp,
-		             &sc->byid, &sc->at };
+	                                12 * sizeof(uint32_t));
+	uint32_t **u32[] = { &sc->vals, &sc->tvals, &sc->byname, &sc->grp,
+		             &sc->ord,  &sc->nid,   &sc->ncnt,   &sc->gid,
+		             &sc->gcnt, &sc->perm,  &sc->tmp,    &sc->row };
 
 	if (!p)
 		return STATUS_NOMEM;
@@ -89,66 +95,170 @@ static enum status scratch_new(struct scratch *sc, size_t n)
 	return STATUS_OK;
 }
 
-/* Ranks the distinct ids that field (stack or name) takes over the entries:
- * groups them by id (a radix sort), sorts the groups by their keys' text,
- * and writes each entry's rank into rank[].  sc->id and sc->cnt get each
- * group's id and size, and byid (may be NULL) its rank, in ascending id
- * order.  Returns the number of groups. */
-static size_t rank_field(const struct model *m, struct scratch *sc, bool stacks,
-                         uint32_t *rank, uint32_t *byid)
+/* Sorts the entries by the id in field (stack or name) into sc->vals,
+ * stably, and lists the distinct ids (ascending) in id[] with their
+ * number of entries in cnt[]; returns how many.  Ids within a span of n
+ * take a counting sort (sc->tmp counts), others a radix sort. */
+static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
+                       uint32_t *id, uint32_t *cnt)
 {
-	const struct intern *t = stacks ? &m->stacks : &m->names;
-	size_t n = m->nent, ng = 0;
+	size_t n = m->nent, ng = 0, span;
+	uint32_t lo = UINT32_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct fold_entry *e = &m->fold[sc->at[i]];
-		sc->keys[i] = stacks ? e->stack : e->name;
-		sc->vals[i] = (uint32_t)i;
+		uint32_t v = stacks ? m->ent[i].stack : m->ent[i].name;
+		sc->keys[i] = v;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
 	}
+	if (n == 0)
+		return 0;
+	span = (size_t)(hi - lo) + 1;
+	if (span <= n) {
+		uint32_t *c = sc->tmp, at = 0;
+		memset(c, 0, span * sizeof(*c));
+		for (size_t i = 0; i < n; i++)
+			c[sc->keys[i] - lo]++;
+		for (size_t v = 0; v < span; v++) {
+			if (!c[v])
+				continue;
+			id[ng] = (uint32_t)(lo + v);
+			cnt[ng++] = c[v];
+			at += c[v];
+			c[v] = at - c[v];
+		}
+		for (size_t i = 0; i < n; i++)
+			sc->vals[c[sc->keys[i] - lo]++] = (uint32_t)i;
+		return ng;
+	}
+	for (size_t i = 0; i < n; i++)
+		sc->vals[i] = (uint32_t)i;
 	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || sc->keys[i] != sc->keys[i - 1]) {
-			sc->cnt[ng] = 0;
-			sc->id[ng++] = (uint32_t)sc->keys[i];
+			cnt[ng] = 0;
+			id[ng++] = (uint32_t)sc->keys[i];
 		}
-		sc->cnt[ng - 1]++;
-		rank[sc->vals[i]] = (uint32_t)(ng - 1);
+		cnt[ng - 1]++;
 	}
-	for (size_t g = 0; g < ng; g++) {
-		sc->key[g] = intern_slot(t, sc->id[g])->str;
-		sc->perm[g] = (uint32_t)g;
-	}
-	sort_merge(sc->perm, sc->tmp, ng,
-	           stacks ? cmp_stack_keys : cmp_name_keys, sc->key);
-	for (size_t r = 0; r < ng; r++)
-		sc->tmp[sc->perm[r]] = (uint32_t)r;
-	for (size_t i = 0; i < n; i++)
-		rank[i] = sc->tmp[rank[i]];
-	if (byid)
-		memcpy(byid, sc->tmp, ng * sizeof(*byid));
 	return ng;
 }
 
-/* Sorts entry indices by (stack rank, name rank) into sc->vals; returns
- * the number of rows and, through *nnames, of distinct names (whose ids
- * and counts stay in sc->id and sc->cnt). */
+/* Entries by name text into sc->byname; returns the number of names. */
+static size_t rank_names(const struct model *m, struct scratch *sc)
+{
+	size_t nn = group_by(m, sc, false, sc->nid, sc->ncnt), at = 0, sum = 0;
+
+	for (size_t q = 0; q < nn; q++) {
+		sc->key[q] = intern_slot(&m->names, sc->nid[q])->str;
+		sc->perm[q] = (uint32_t)q;
+	}
+	sort_merge(sc->perm, sc->tmp, nn, cmp_name_keys, sc->key);
+	/* each name's entries are a run of vals: move the runs in order */
+	for (size_t r = 0; r < nn; r++) {
+		sc->tmp[sc->perm[r]] = (uint32_t)sum;
+		sum += sc->ncnt[sc->perm[r]];
+	}
+	for (size_t q = 0; q < nn; q++) {
+		memcpy(sc->byname + sc->tmp[q], sc->vals + at,
+		       sc->ncnt[q] * sizeof(*sc->vals));
+		at += sc->ncnt[q];
+	}
+	return nn;
+}
+
+/* The first of a[from..n) (ascending) whose key sorts after x's, or n:
+ * an exponential then a binary search. */
+static size_t gallop(const uint32_t *a, size_t from, size_t n, uint32_t x,
+                     const char *const *key)
+{
+	size_t lo = from, step = 1, hi;
+
+	while (lo + step - 1 < n &&
+	       model_key_cmp(key[a[lo + step - 1]], key[x]) < 0) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step - 1 < n ? lo + step - 1 : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (model_key_cmp(key[a[mid]], key[x]) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The stack groups in canonical order into sc->perm.  The stacks that the
+ * newest kept window has keep its row order (a stack's key never changes
+ * while it lives, so that order holds for any subset of them); only the
+ * others are compared, sorted, and merged in. */
+static void stack_order(const struct model *m, struct scratch *sc, size_t ns)
+{
+	const struct window_priv *prev =
+	    m->count ? model_ring_at(m, m->count - 1) : NULL;
+	size_t np = prev ? prev->pub.nrows : 0, j = 0, kept = 0, fresh = 0,
+	       at = 0, o = 0;
+	uint32_t *seen = sc->vals, *added = sc->perm;
+
+	/* both lists ascend by stack id: merge them */
+	for (size_t g = 0; g < ns; g++) {
+		while (j < np &&
+		       prev->pub.rows[prev->byid[j]].stack < sc->gid[g])
+			j++;
+		if (j < np &&
+		    prev->pub.rows[prev->byid[j]].stack == sc->gid[g]) {
+			sc->keys[kept] = prev->byid[j];
+			seen[kept++] = (uint32_t)g;
+		} else {
+			added[fresh++] = (uint32_t)g;
+		}
+	}
+	sort_radix(sc->keys, seen, sc->tkeys, sc->tvals, kept);
+	sort_merge(added, sc->tmp, fresh, cmp_stack_keys, sc->key);
+	if (kept == 0)
+		return;
+	/* merge the added stacks into the order of those seen */
+	for (size_t f = 0; f < fresh; f++) {
+		size_t end = gallop(seen, at, kept, added[f], sc->key);
+		memcpy(sc->tmp + o, seen + at, (end - at) * sizeof(*seen));
+		o += end - at;
+		sc->tmp[o++] = added[f];
+		at = end;
+	}
+	memcpy(sc->tmp + o, seen + at, (kept - at) * sizeof(*seen));
+	memcpy(sc->perm, sc->tmp, ns * sizeof(*sc->perm));
+}
+
+/* Orders the entries by (stack text, name text) into sc->ord, and sets
+ * sc->row (each stack group's row, ascending stack id); returns the number
+ * of rows and, through *nnames, of names (sc->nid, sc->ncnt). */
 static size_t rank_entries(const struct model *m, struct scratch *sc,
                            size_t *nnames)
 {
-	size_t nrows, j = 0;
+	size_t n = m->nent, ns, sum = 0;
 
-	for (size_t i = 0; i < m->fold_cap; i++) {
-		if (m->fold[i].stack)
-			sc->at[j++] = (uint32_t)i;
+	*nnames = rank_names(m, sc);
+	ns = group_by(m, sc, true, sc->gid, sc->gcnt);
+	for (size_t g = 0, i = 0; g < ns; g++) {
+		for (size_t k = 0; k < sc->gcnt[g]; k++)
+			sc->grp[sc->vals[i++]] = (uint32_t)g;
+		sc->key[g] = intern_slot(&m->stacks, sc->gid[g])->str;
 	}
-	nrows = rank_field(m, sc, true, sc->srank, sc->byid);
-	*nnames = rank_field(m, sc, false, sc->nrank, NULL);
-	for (size_t i = 0; i < m->nent; i++) {
-		sc->keys[i] = (uint64_t)sc->srank[i] << 32 | sc->nrank[i];
-		sc->vals[i] = (uint32_t)i;
+	stack_order(m, sc, ns);
+	for (size_t r = 0; r < ns; r++) {
+		uint32_t g = sc->perm[r];
+		sc->row[g] = (uint32_t)r;
+		sc->tmp[g] = (uint32_t)sum; /* the row's first entry */
+		sum += sc->gcnt[g];
 	}
-	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, m->nent);
-	return nrows;
+	/* a stable counting sort by row of the entries in name order */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = sc->byname[i];
+		sc->ord[sc->tmp[sc->grp[e]]++] = e;
+	}
+	return ns;
 }
 
 /* Lays out the block; false on overflow. */
@@ -213,12 +323,19 @@ static void fill_meta(const struct model *m, struct window_meta *dst,
 static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
                       struct fold_entry *entries, const struct scratch *sc)
 {
-	size_t nrows = 0;
+	enum { AHEAD = 16 };
+	size_t nrows = 0, n = m->nent;
 
-	for (size_t i = 0; i < m->nent; i++) {
-		const struct fold_entry *e = &m->fold[sc->at[sc->vals[i]]];
+	for (size_t i = 0; i < n; i++) {
+		const struct fold_entry *e = &m->ent[sc->ord[i]];
 		struct fold_row *r;
 
+		if (i + AHEAD < n) { /* an entry may span two lines */
+			const char *p =
+			    (const char *)&m->ent[sc->ord[i + AHEAD]];
+			model_prefetch(p);
+			model_prefetch(p + sizeof(*e) - 1);
+		}
 		entries[i] = *e;
 		if (nrows == 0 || rows[nrows - 1].stack != e->stack) {
 			r = &rows[nrows++];
@@ -265,12 +382,12 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	/* Nothing fails from here: the entries' references are taken. */
 	fill_rows(m, w, (struct fold_row *)(void *)(block + l.rows),
 	          (struct fold_entry *)(void *)(block + l.entries), &sc);
-	for (size_t g = 0; g < nnames; g++)
-		intern_slot(&m->names, sc.id[g])->refs += sc.cnt[g];
+	for (size_t q = 0; q < nnames; q++)
+		intern_slot(&m->names, sc.nid[q])->refs += sc.ncnt[q];
 	w->nrows = nrows;
 	w->nentries = m->nent;
 	if (nrows)
-		memcpy(byid, sc.byid, nrows * sizeof(*byid));
+		memcpy(byid, sc.row, nrows * sizeof(*byid));
 	wp->byid = byid;
 	mem_free(sc.keys);
 	fill_meta(m, &w->meta, meta, block, &l);
@@ -320,8 +437,7 @@ static void evict(struct model *m)
 		struct window_priv *w = m->ring[m->head];
 		m->head = (m->head + 1) % m->ring_cap;
 		m->count--;
-		for (size_t i = 0; i < w->pub.nentries; i++)
-			model_unref_entry(m, &w->pub.entries[i]);
+		model_unref_window(m, &w->pub);
 		m->win_bytes -= w->pub.bytes;
 		m->evicted++;
 		mem_free(w);
@@ -344,10 +460,12 @@ enum status model_commit(struct model *m, const struct window_meta *meta,
 	m->count++;
 	m->win_bytes += w->pub.bytes;
 	/* A table grown for a burst is given back; a steady one is reused. */
-	if (m->fold_cap > 1024 && m->nent * 8 < m->fold_cap) {
-		mem_free(m->fold);
-		m->fold = NULL;
-		m->fold_cap = 0;
+	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
+		mem_free(m->ent);
+		mem_free(m->idx);
+		m->ent = NULL;
+		m->idx = NULL;
+		m->ent_cap = m->idx_cap = 0;
 	}
 	m->nent = 0;
 	m->open = false;

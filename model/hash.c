@@ -24,10 +24,47 @@ uint64_t hash_mix64(uint64_t x)
 	return x;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint64_t load(const unsigned char *s, size_t n)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, s, n);
+	return w;
+}
+
+/* The last n < 8 bytes at s as a little-endian number, with fixed-size
+ * loads: the 8 bytes ending at s + n when at least 8 were hashed (full),
+ * else two loads that overlap. */
+static inline uint64_t tail(const unsigned char *s, size_t n, bool full)
+{
+	if (n == 0)
+		return 0;
+	if (full)
+		return load(s + n - 8, 8) >> (64 - 8 * n);
+	if (n >= 4)
+		return load(s, 4) | load(s + n - 4, 4) << (8 * (n - 4));
+	if (n >= 2)
+		return load(s, 2) | load(s + n - 2, 2) << (8 * (n - 2));
+	return s[0];
+}
+#else
+static uint64_t tail(const unsigned char *s, size_t n, bool full)
+{
+	uint64_t w = 0;
+
+	(void)full;
+	for (size_t i = 0; i < n; i++)
+		w |= (uint64_t)s[i] << (8 * i);
+	return w;
+}
+#endif
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	uint64_t h = K1 ^ ((uint64_t)n * K2);
+	bool full = n >= 8;
 	uint64_t w;
 
 	while (n >= 8) {
@@ -36,10 +73,7 @@ uint64_t hash_bytes(const void *p, size_t n)
 		s += 8;
 		n -= 8;
 	}
-	w = 0;
-	for (size_t i = 0; i < n; i++)
-		w |= (uint64_t)s[i] << (8 * i);
-	h = rotl(h ^ (w * K3), 31) * K1;
+	h = rotl(h ^ (tail(s, n, full) * K3), 31) * K1;
 	return hash_mix64(h);
 }
 

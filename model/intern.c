@@ -115,8 +115,19 @@ enum status intern_put(struct intern *t, const void *p, size_t len,
                        const void *extra, size_t xlen, size_t cap, uint32_t *id,
                        bool *created)
 {
+	*created = false;
+	if (len > UINT32_MAX - 1)
+		return STATUS_INVAL;
+	return intern_put_hashed(t, hash_fold32(hash_bytes(p, len)), p, len,
+	                         extra, xlen, cap, id, created);
+}
+
+enum status intern_put_hashed(struct intern *t, uint32_t h, const void *p,
+                              size_t len, const void *extra, size_t xlen,
+                              size_t cap, uint32_t *id, bool *created)
+{
 	struct key k = { p, len };
-	uint32_t h, n32, nid = t->next;
+	uint32_t n32, nid = t->next;
 	size_t pi = nid >> INTERN_PAGE_BITS, size;
 	struct intern_slot *s;
 	char *block;
@@ -125,7 +136,6 @@ enum status intern_put(struct intern *t, const void *p, size_t len,
 	if (len > UINT32_MAX - 1 || xlen > UINT32_MAX - 1 ||
 	    len + xlen > SIZE_MAX - 8)
 		return STATUS_INVAL;
-	h = hash_fold32(hash_bytes(p, len));
 	*id = hash_table_find(&t->index, h, key_eq, &k);
 	if (*id)
 		return STATUS_OK;

@@ -76,6 +76,14 @@ enum status intern_put(struct intern *t, const void *p, size_t len,
                        const void *extra, size_t xlen, size_t cap, uint32_t *id,
                        bool *created) MUST_CHECK;
 
+/* intern_put under a hash the owner computed: for a table whose keys are
+ * hashed another way than hash_bytes (every id of t must then be put this
+ * way, and found with hash_table_find on t->index). */
+enum status intern_put_hashed(struct intern *t, uint32_t hash, const void *p,
+                              size_t len, const void *extra, size_t xlen,
+                              size_t cap, uint32_t *id,
+                              bool *created) MUST_CHECK;
+
 /* The slot of a live id, or NULL. */
 struct intern_slot *intern_slot(const struct intern *t, uint32_t id);
 /* The key of a live id, or the empty view. */

@@ -102,12 +102,23 @@ static void stack_release(struct model *m, uint32_t id, bool count)
 	intern_remove(&m->stacks, id, count);
 }
 
-void model_unref_entry(struct model *m, const struct fold_entry *e)
+void model_unref_window(struct model *m, const struct window *w)
 {
-	if (intern_unref(&m->stacks, e->stack))
-		stack_release(m, e->stack, true);
-	if (intern_unref(&m->names, e->name))
-		intern_remove(&m->names, e->name, true);
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *row = &w->rows[r];
+		struct intern_slot *s;
+		for (uint32_t i = row->first; i < row->first + row->count;
+		     i++) {
+			uint32_t name = w->entries[i].name;
+			if (intern_unref(&m->names, name))
+				intern_remove(&m->names, name, true);
+		}
+		/* one reference per entry, dropped all at once */
+		s = intern_slot(&m->stacks, row->stack);
+		s->refs -= row->count;
+		if (s->refs == 0)
+			stack_release(m, row->stack, true);
+	}
 }
 
 /* Removes the stacks made since s0 that nothing refers to. */
@@ -124,21 +135,23 @@ static void rollback_stacks(struct model *m, uint32_t s0)
 /* ---- life ---------------------------------------------------------------*/
 
 static size_t key_text(char *out, const struct strview *v, size_t n);
+static uint64_t stack_hash(const struct strview *v, size_t n);
 
 static enum status pin_other(struct model *m)
 {
 	struct strview o = reserved_name(RESERVED_OTHER);
 	char key[64];
 	size_t len = key_text(key, &o, 1);
-	uint32_t f;
+	uint32_t h = hash_fold32(stack_hash(&o, 1)), f;
 	bool c;
 
 	if (intern_put(&m->frames, o.ptr, o.len, NULL, 0, SIZE_MAX, &f, &c) ||
-	    intern_put(&m->stacks, key, len, &f, sizeof(f), SIZE_MAX,
-	               &m->other_stack, &c) ||
+	    intern_put_hashed(&m->stacks, h, key, len, &f, sizeof(f), SIZE_MAX,
+	                      &m->other_stack, &c) ||
 	    intern_put(&m->names, o.ptr, o.len, NULL, 0, SIZE_MAX,
 	               &m->other_name, &c))
 		return STATUS_NOMEM;
+	m->other_hash = h;
 	intern_ref(&m->frames, f);
 	intern_ref(&m->stacks, m->other_stack);
 	intern_ref(&m->names, m->other_name);
@@ -192,7 +205,8 @@ void model_free(struct model *m)
 	intern_fini(&m->frames);
 	intern_fini(&m->names);
 	intern_fini(&m->stacks);
-	mem_free(m->fold);
+	mem_free(m->ent);
+	mem_free(m->idx);
 	mem_free(m->views);
 	mem_free(m->ids);
 	mem_free(m->text);
@@ -202,8 +216,8 @@ void model_free(struct model *m)
 static void open_reset(struct model *m)
 {
 	m->nent = 0;
-	if (m->fold_cap)
-		memset(m->fold, 0, m->fold_cap * sizeof(*m->fold));
+	if (m->idx_cap)
+		memset(m->idx, 0, m->idx_cap * sizeof(*m->idx));
 	memset(&m->cur, 0, sizeof(m->cur));
 }
 
@@ -221,16 +235,14 @@ void model_abort(struct model *m)
 	if (!m || !m->open)
 		return;
 	/* Entries hold no references yet: drop what only they used. */
-	for (size_t i = 0; i < m->fold_cap; i++) {
-		const struct intern_slot *s;
-		if (!m->fold[i].stack)
-			continue;
-		s = intern_slot(&m->stacks, m->fold[i].stack);
+	for (size_t i = 0; i < m->nent; i++) {
+		const struct fold_entry *e = &m->ent[i];
+		const struct intern_slot *s = intern_slot(&m->stacks, e->stack);
 		if (s && s->refs == 0)
-			stack_release(m, m->fold[i].stack, true);
-		s = intern_slot(&m->names, m->fold[i].name);
+			stack_release(m, e->stack, true);
+		s = intern_slot(&m->names, e->name);
 		if (s && s->refs == 0)
-			intern_remove(&m->names, m->fold[i].name, true);
+			intern_remove(&m->names, e->name, true);
 	}
 	m->nent = 0;
 	m->open = false;
@@ -298,12 +310,85 @@ static size_t key_text(char *out, const struct strview *v, size_t n)
 	return at;
 }
 
-/* The frames of s as kept into m->views (reserved names, the depth cap,
- * max_name), and their key text into m->text. */
-static enum status sample_key(struct model *m, const struct sample *s,
-                              size_t *nframes, size_t *len)
+/* ---- finding a stack ---------------------------------------------------
+ * A sample's stack is hashed and compared from its frames as given, in one
+ * pass and without building its key text; only a new stack gets its text,
+ * its frames' hash_bytes and their lookups. */
+
+static inline uint64_t rotl64(uint64_t x, unsigned r)
 {
-	size_t depth = s->depth, skip = 0, k = 0, bytes = sizeof(uint32_t);
+	return (x << r) | (x >> (64 - r));
+}
+
+static inline uint64_t ld64(const char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t ld32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Up to 7 bytes at p in a word, with fixed-size loads. */
+static inline uint64_t short_word(const char *p, size_t n)
+{
+	if (n >= 4)
+		return ld32(p) | ld32(p + n - 4) << 32;
+	if (n == 0)
+		return 0;
+	return (uint64_t)(unsigned char)p[0] << 16 |
+	       (uint64_t)(unsigned char)p[n / 2] << 8 | (unsigned char)p[n - 1];
+}
+
+static inline uint64_t lane(uint64_t x, uint64_t w)
+{
+	return rotl64((x ^ w) * 0x9e3779b97f4a7c15ull, 29);
+}
+
+/* The hash of n frames: three lanes take a frame's words in turn (so that
+ * their multiplications overlap), a fourth its last 8 bytes (which may
+ * overlap the others': any word will do) and its length. */
+static uint64_t stack_hash(const struct strview *v, size_t n)
+{
+	uint64_t a = n, b = 0x243f6a8885a308d3ull, c = 0x13198a2e03707344ull,
+	         d = 0xa4093822299f31d0ull;
+
+	for (size_t f = 0; f < n; f++) {
+		const char *p = v[f].ptr;
+		size_t len = v[f].len;
+		uint64_t t;
+		if (len >= 8) {
+			size_t i = 0;
+			for (; i + 16 < len; i += 16) {
+				a = lane(a, ld64(p + i));
+				b = lane(b, ld64(p + i + 8));
+			}
+			if (i + 8 < len)
+				c = lane(c, ld64(p + i));
+			t = ld64(p + len - 8);
+		} else {
+			t = short_word(p, len);
+		}
+		d = lane(d, t ^ (uint64_t)len << 56);
+	}
+	a ^= rotl64(b, 16) ^ rotl64(c, 32) ^ rotl64(d, 48);
+	return hash_mix64(a ^ (b + c + d));
+}
+
+/* The frames of s as kept into m->views (reserved names, the depth cap,
+ * max_name); *hash gets their stack_hash and *len their key text's
+ * length. */
+static enum status sample_frames(struct model *m, const struct sample *s,
+                                 size_t *nframes, uint64_t *hash, size_t *len)
+{
+	size_t depth = s->depth, skip = 0, k = 0;
 	size_t n = depth == 0 ? 1 : size_min(depth, m->lim.max_depth);
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
@@ -318,40 +403,74 @@ static enum status sample_key(struct model *m, const struct sample *s,
 	}
 	for (size_t i = skip; i < depth; i++)
 		m->views[k++] = bound(m, s->frames[i], RESERVED_UNKNOWN_FRAME);
-	for (size_t i = 0; i < k; i++)
-		bytes += sizeof(uint32_t) + m->views[i].len;
-	if (mem_grow(&m->text, &m->text_cap, bytes, 1))
-		return STATUS_NOMEM;
 	*nframes = k;
-	*len = key_text(m->text, m->views, k);
+	*hash = stack_hash(m->views, k);
+	*len = sizeof(uint32_t);
+	for (size_t i = 0; i < k; i++)
+		*len += sizeof(uint32_t) + m->views[i].len;
 	return STATUS_OK;
 }
 
-static enum status resolve_stack(struct model *m, const struct sample *s,
-                                 uint32_t *out)
+/* Whether n bytes at a and b are equal, a word at a time. */
+static inline bool bytes_eq(const char *a, const char *b, size_t n)
 {
-	size_t cap = size_add_sat(m->lim.max_stacks, 1), n, len;
+	uint64_t d = 0;
+
+	if (n < 8)
+		return n == 0 || memcmp(a, b, n) == 0;
+	for (size_t i = 0; i + 8 <= n; i += 8)
+		d |= ld64(a + i) ^ ld64(b + i);
+	return (d | (ld64(a + n - 8) ^ ld64(b + n - 8))) == 0;
+}
+
+struct frames_key {
+	const struct strview *v;
+	size_t n, len; /* frames, and the length of their key text */
+};
+
+/* Whether a stack's key text holds the frames of ctx (a frames_key).
+ * Once the lengths agree, every offset comes from the frames, not from
+ * the key, so that the key's cache lines are all fetched at once. */
+static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct frames_key *k = ctx;
+	const char *p = key;
+
+	(void)id;
+	if (intern_keylen(p) != k->len || rd32(p) != k->n)
+		return false;
+	p += sizeof(uint32_t);
+	for (size_t i = 0; i < k->n; i++) {
+		size_t len = k->v[i].len;
+		if (rd32(p) != len ||
+		    !bytes_eq(p + sizeof(uint32_t), k->v[i].ptr, len))
+			return false;
+		p += sizeof(uint32_t) + len;
+	}
+	return true;
+}
+
+/* Interns the frames of k (hash h) as a new stack. */
+static enum status new_stack(struct model *m, const struct frames_key *k,
+                             uint32_t h, uint32_t *out)
+{
+	size_t n = k->n;
 	enum status st;
 	bool created;
 
-	st = sample_key(m, s, &n, &len);
-	if (st != STATUS_OK)
-		return st;
-	*out = intern_find(&m->stacks, m->text, len);
-	if (*out)
-		return STATUS_OK;
-	if (m->stacks.live >= cap)
-		return STATUS_LIMIT;
-	if (mem_grow(&m->ids, &m->ids_cap, n, sizeof(*m->ids)))
+	if (mem_grow(&m->text, &m->text_cap, k->len, 1) ||
+	    mem_grow(&m->ids, &m->ids_cap, n, sizeof(*m->ids)))
 		return STATUS_NOMEM;
+	key_text(m->text, k->v, n);
 	for (size_t i = 0; i < n; i++) {
-		st = put_str(&m->frames, m->views[i],
+		st = put_str(&m->frames, k->v[i],
 		             size_add_sat(m->lim.max_frames, 1), &m->ids[i]);
 		if (st != STATUS_OK)
 			return st;
 	}
-	st = intern_put(&m->stacks, m->text, len, m->ids, n * sizeof(*m->ids),
-	                cap, out, &created);
+	st = intern_put_hashed(
+	    &m->stacks, h, m->text, k->len, m->ids, n * sizeof(*m->ids),
+	    size_add_sat(m->lim.max_stacks, 1), out, &created);
 	if (st == STATUS_OK && created) {
 		for (size_t i = 0; i < n; i++)
 			intern_ref(&m->frames, m->ids[i]);
@@ -359,74 +478,120 @@ static enum status resolve_stack(struct model *m, const struct sample *s,
 	return st;
 }
 
-static size_t fold_home(uint32_t stack, uint32_t name, size_t cap)
+/* ---- the open window's entries --------------------------------------- */
+
+/* The index's hash of a (stack, name) pair, from the stack's hash so that
+ * it is known (and its slot fetched) before the stack is found. */
+static inline uint32_t fold_hash(uint32_t stack_hash32, uint32_t name)
 {
-	return (size_t)hash_mix64((uint64_t)stack << 32 | name) & (cap - 1);
+	uint64_t x =
+	    ((uint64_t)stack_hash32 << 32 | name) * 0x9e3779b97f4a7c15ull;
+
+	x ^= x >> 29;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(x >> 32);
 }
 
-/* Doubles the fold table (load at most 3/4; at most 2^32 slots, which
- * commit indexes with uint32).  STATUS_NOMEM leaves it. */
-static enum status fold_grow(struct model *m)
+static void idx_place(struct fold_slot *idx, size_t cap, uint32_t h,
+                      uint32_t ent)
 {
-	size_t cap = m->fold_cap ? m->fold_cap * 2 : 64;
-	struct fold_entry *t;
+	size_t i = h & (cap - 1);
 
-	if (m->fold_cap >= (size_t)1 << 31 ||
-	    m->fold_cap > SIZE_MAX / 4 / sizeof(*t))
+	while (idx[i].ent)
+		i = (i + 1) & (cap - 1);
+	idx[i].ent = ent;
+	idx[i].hash = h;
+}
+
+/* Room for one more entry: the entries grow, and the index doubles (load
+ * at most 3/4; at most 2^31 slots, so entries fit in uint32).
+ * STATUS_NOMEM leaves the window as it was. */
+static enum status fold_reserve(struct model *m)
+{
+	struct fold_slot *t;
+	size_t cap;
+
+	if (mem_grow(&m->ent, &m->ent_cap, m->nent + 1, sizeof(*m->ent)))
+		return STATUS_NOMEM;
+	if ((m->nent + 1) * 4 <= m->idx_cap * 3)
+		return STATUS_OK;
+	cap = m->idx_cap ? m->idx_cap * 2 : 64;
+	if (m->idx_cap >= (size_t)1 << 31 ||
+	    m->idx_cap > SIZE_MAX / 4 / sizeof(*t))
 		return STATUS_NOMEM;
 	t = mem_calloc(cap, sizeof(*t));
 	if (!t)
 		return STATUS_NOMEM;
-	for (size_t i = 0; i < m->fold_cap; i++) {
-		const struct fold_entry *e = &m->fold[i];
-		size_t j;
-		if (!e->stack)
-			continue;
-		for (j = fold_home(e->stack, e->name, cap); t[j].stack;)
-			j = (j + 1) & (cap - 1);
-		t[j] = *e;
+	for (size_t i = 0; i < m->idx_cap; i++) {
+		if (m->idx[i].ent)
+			idx_place(t, cap, m->idx[i].hash, m->idx[i].ent);
 	}
-	mem_free(m->fold);
-	m->fold = t;
-	m->fold_cap = cap;
+	mem_free(m->idx);
+	m->idx = t;
+	m->idx_cap = cap;
 	return STATUS_OK;
 }
 
 static enum status fold_add(struct model *m, uint32_t stack, uint32_t name,
-                            uint64_t tasks, const struct metrics *v)
+                            uint32_t h, const struct sample *s)
 {
-	struct fold_entry *e = NULL;
-	size_t i;
+	uint64_t tasks = s->tasks ? s->tasks : 1;
+	struct fold_entry *e;
 
-	if (m->fold_cap) {
-		for (i = fold_home(stack, name, m->fold_cap); m->fold[i].stack;
-		     i = (i + 1) & (m->fold_cap - 1)) {
-			if (m->fold[i].stack == stack &&
-			    m->fold[i].name == name) {
-				e = &m->fold[i];
-				break;
+	if (m->idx_cap) {
+		size_t mask = m->idx_cap - 1;
+		for (size_t i = h & mask; m->idx[i].ent; i = (i + 1) & mask) {
+			if (m->idx[i].hash != h)
+				continue;
+			e = &m->ent[m->idx[i].ent - 1];
+			if (e->stack == stack && e->name == name) {
+				e->tasks = u64_add_sat(e->tasks, tasks);
+				metrics_add(&e->m, &s->m);
+				return STATUS_OK;
 			}
 		}
 	}
-	if (!e) {
-		if ((m->nent + 1) * 4 > m->fold_cap * 3 && fold_grow(m))
-			return STATUS_NOMEM;
-		for (i = fold_home(stack, name, m->fold_cap); m->fold[i].stack;)
-			i = (i + 1) & (m->fold_cap - 1);
-		e = &m->fold[i];
-		e->stack = stack;
-		e->name = name;
-		m->nent++;
-	}
-	e->tasks = u64_add_sat(e->tasks, tasks);
-	metrics_add(&e->m, v);
+	if (fold_reserve(m))
+		return STATUS_NOMEM;
+	idx_place(m->idx, m->idx_cap, h, (uint32_t)(m->nent + 1));
+	e = &m->ent[m->nent++];
+	e->stack = stack;
+	e->name = name;
+	e->tasks = tasks;
+	e->m = s->m;
 	return STATUS_OK;
+}
+
+/* ---- model_add ---------------------------------------------------------*/
+
+/* Finds or makes the stack of the frames of k (hash h32) and folds s into
+ * its entry with name.  STATUS_LIMIT when a cap refused the stack (nothing
+ * folded). */
+static enum status add_stack(struct model *m, const struct sample *s,
+                             const struct frames_key *k, uint32_t h32,
+                             uint32_t name)
+{
+	uint32_t fh = fold_hash(h32, name), stack;
+
+	if (m->idx_cap)
+		model_prefetch(&m->idx[fh & (m->idx_cap - 1)]);
+	stack = hash_table_find(&m->stacks.index, h32, stack_eq, k);
+	if (!stack) {
+		enum status st;
+		if (m->stacks.live >= size_add_sat(m->lim.max_stacks, 1))
+			return STATUS_LIMIT;
+		st = new_stack(m, k, h32, &stack);
+		if (st != STATUS_OK)
+			return st;
+	}
+	return fold_add(m, stack, name, fh, s);
 }
 
 enum status model_add(struct model *m, const struct sample *s)
 {
-	uint32_t f0, s0, n0, name, stack = 0;
-	uint64_t clipped;
+	uint32_t f0, s0, n0, name, h32;
+	struct frames_key k;
+	uint64_t clipped, h;
 	bool other = false;
 	enum status st;
 
@@ -436,6 +601,15 @@ enum status model_add(struct model *m, const struct sample *s)
 		m->cur.zero++;
 		return STATUS_OK;
 	}
+	st = sample_frames(m, s, &k.n, &h, &k.len);
+	if (st != STATUS_OK)
+		return st;
+	k.v = m->views;
+	/* the stack's index slot is fetched while the name is looked up */
+	h32 = hash_fold32(h);
+	if (m->stacks.index.cap)
+		model_prefetch(
+		    &m->stacks.index.slots[h32 & (m->stacks.index.cap - 1)]);
 	f0 = m->frames.next;
 	s0 = m->stacks.next;
 	n0 = m->names.next;
@@ -443,19 +617,18 @@ enum status model_add(struct model *m, const struct sample *s)
 	             size_add_sat(m->lim.max_frames, 1), &name);
 	if (st == STATUS_LIMIT) {
 		name = m->other_name;
-		stack = m->other_stack;
 		other = true;
 	} else if (st == STATUS_OK) {
-		st = resolve_stack(m, s, &stack);
+		st = add_stack(m, s, &k, h32, name);
 		if (st == STATUS_LIMIT) {
 			rollback_stacks(m, s0);
 			intern_rollback(&m->frames, f0);
-			stack = m->other_stack;
 			other = true;
 		}
 	}
-	if (st == STATUS_OK || st == STATUS_LIMIT)
-		st = fold_add(m, stack, name, s->tasks ? s->tasks : 1, &s->m);
+	if (other)
+		st = fold_add(m, m->other_stack, name,
+		              fold_hash(m->other_hash, name), s);
 	if (st != STATUS_OK) {
 		rollback_stacks(m, s0);
 		intern_rollback(&m->frames, f0);

@@ -24,27 +24,31 @@ static void insertion_pairs(uint64_t *k, uint32_t *v, size_t n)
 void sort_radix(uint64_t *keys, uint32_t *vals, uint64_t *tkeys,
                 uint32_t *tvals, size_t n)
 {
-	static const unsigned passes = 8;
 	size_t count[8][256];
-	uint64_t *sk = keys, *dk = tkeys, *xk;
+	unsigned pass[8], npass = 0;
+	uint64_t *sk = keys, *dk = tkeys, *xk, diff = 0;
 	uint32_t *sv = vals, *dv = tvals, *xv;
 
 	if (n <= SMALL) {
 		insertion_pairs(keys, vals, n);
 		return;
 	}
-	memset(count, 0, sizeof(count));
+	/* Only the digits where keys differ need a pass. */
+	for (size_t i = 1; i < n; i++)
+		diff |= keys[i] ^ keys[0];
+	for (unsigned p = 0; p < 8; p++) {
+		if ((diff >> (8 * p)) & 0xff)
+			pass[npass++] = p;
+	}
+	memset(count, 0, npass * sizeof(count[0]));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = keys[i];
-		for (unsigned p = 0; p < passes; p++)
-			count[p][(k >> (8 * p)) & 0xff]++;
+		for (unsigned q = 0; q < npass; q++)
+			count[q][(k >> (8 * pass[q])) & 0xff]++;
 	}
-	for (unsigned p = 0; p < passes; p++) {
-		size_t *c = count[p], sum = 0;
-		unsigned shift = 8 * p;
-		/* Every key has the same digit here: nothing to move. */
-		if (c[(sk[0] >> shift) & 0xff] == n)
-			continue;
+	for (unsigned q = 0; q < npass; q++) {
+		size_t *c = count[q], sum = 0;
+		unsigned shift = 8 * pass[q];
 		for (unsigned d = 0; d < 256; d++) {
 			size_t t = c[d];
 			c[d] = sum;

@@ -2,7 +2,9 @@
 # make bench: asynctop's pprof writer and reader against Go's pprof library
 # (github.com/google/pprof/profile) on the same generated workload, timed in
 # the same run.  The headline is the ratio ours / Go's (below 1: we are
-# faster).  Absolute figures vary with the machine and its load.
+# faster).  Then the model's fold and commit of that workload against a
+# baseline that copies and hashes each sample's bytes once (bench_model).
+# Absolute figures vary with the machine and its load.
 #   sh tests/bench/run.sh BUILD_DIR_ABS      (BENCH_RUNS=N, default 5)
 set -eu
 
@@ -10,6 +12,7 @@ build=${1:?usage: run.sh BUILD_DIR}
 runs=${BENCH_RUNS:-5}
 cbench=$build/tests/bench_pprof
 gobench=$build/tests/gobench
+mbench=$build/tests/bench_model
 
 if [ ! -x "$cbench" ]; then
 	echo "run.sh: $cbench is missing (make bench builds it)" >&2
@@ -52,4 +55,27 @@ END {
 			ratio(c["gzip_ms"], g["gzip_ms"]),
 			ratio(c["parse_ms"], g["parse_ms"])
 	}
+}'
+
+if [ ! -x "$mbench" ]; then
+	echo "model benchmark skipped: $mbench is missing"
+	exit 0
+fi
+"$mbench" "$runs" | awk '
+NF == 2 { v[$1] = $2 }
+function row(label, key) {
+	printf "  %-36s %9.1f ms %9.2f\n", label, v[key], v["base_ms"] ? v[key] / v["base_ms"] : 0
+}
+END {
+	printf "model benchmark: %d samples, %d stacks of depth %d, %d task names -> %d rows, %d entries; median of %d runs\n",
+		v["samples"], v["stacks"], v["depth"], v["tasks"], v["rows"], v["entries"], v["runs"]
+	printf "  %-36s %12s %9s\n", "", "time", "/baseline"
+	row("baseline: copy + hash each sample", "base_ms")
+	row("fold, first window (all new)", "fold_new_ms")
+	row("commit, first window", "commit_new_ms")
+	row("fold, third window (all known)", "fold_known_ms")
+	row("commit, third (evicts the first)", "commit_known_ms")
+	printf "RATIOS (model / baseline): fold %.2f, commit %.2f (third window); fold %.2f, commit %.2f (first)\n",
+		v["fold_known_ms"] / v["base_ms"], v["commit_known_ms"] / v["base_ms"],
+		v["fold_new_ms"] / v["base_ms"], v["commit_new_ms"] / v["base_ms"]
 }'
