@@ -15,25 +15,9 @@
 #include "adapters/wire.h"
 #include "tests/util.h"
 
-int agent_listen_at(const char *path)
-{
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0,
-	              "bind %s: %s", path, strerror(errno));
-	ck_assert_int_eq(listen(fd, 8), 0);
-	return fd;
-}
-
 void agent_stale_at(const char *path)
 {
-	close(agent_listen_at(path));
+	close(tu_listen_unix(path));
 }
 
 void fr_begin(struct buf *b, uint16_t type, uint32_t seq, size_t *at)
@@ -284,7 +268,7 @@ void agent_init(struct agent *g)
 	memset(g, 0, sizeof(*g));
 	tu_mkdtemp(g->dir, sizeof(g->dir));
 	snprintf(g->path, sizeof(g->path), "%s/agent.sock", g->dir);
-	g->lfd = agent_listen_at(g->path);
+	g->lfd = tu_listen_unix(g->path);
 	ck_assert_int_eq(pipe(g->quit), 0);
 	for (i = 0; i < 8; i++)
 		buf_init(&g->step[i].out);

@@ -18,9 +18,6 @@
 #define MSEC   ((uint64_t)1000000u)
 #define MSs(x) ((uint64_t)(x)*MSEC)
 
-/* A listening Unix socket at path (fails the test when it cannot be made);
- * the caller closes it. */
-int agent_listen_at(const char *path);
 /* A socket file nobody listens on (what a killed agent leaves). */
 void agent_stale_at(const char *path);
 

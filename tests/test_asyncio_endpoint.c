@@ -131,7 +131,7 @@ START_TEST(endpoint_list_live)
 	tu_mkdtemp(dir, sizeof(dir));
 	snprintf(sub[0], sizeof(sub[0]), "%s", dir);
 	snprintf(path, sizeof(path), "%s/%ld.sock", dir, (long)getpid());
-	lfd = agent_listen_at(path);
+	lfd = tu_listen_unix(path);
 	snprintf(path, sizeof(path), "%s/%ld.sock", dir, (long)gone);
 	agent_stale_at(path);
 	snprintf(path, sizeof(path), "%s/%ld.sock", dir, (long)child);
@@ -202,7 +202,7 @@ START_TEST(endpoint_connect_rules)
 
 	tu_mkdtemp(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/a.sock", dir);
-	lfd = agent_listen_at(path);
+	lfd = tu_listen_unix(path);
 	/* a pid endpoint checks the peer's pid: ours is right... */
 	memset(&ep, 0, sizeof(ep));
 	snprintf(ep.path[0], sizeof(ep.path[0]), "%s/missing.sock", dir);
@@ -255,7 +255,7 @@ START_TEST(asyncio_discovery)
 	snprintf(sub, sizeof(sub), "%s/asynctop", dir);
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
 	snprintf(path, sizeof(path), "%s/%ld.sock", sub, (long)getpid());
-	lfd = agent_listen_at(path);
+	lfd = tu_listen_unix(path);
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	ck_assert_int_eq(setenv("XDG_RUNTIME_DIR", dir, 1), 0);
 	st = adapter_open(&asyncio_ops, NULL, 0, NULL, &err, &a);

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -527,23 +525,6 @@ START_TEST(screens_replay_dump_binary)
 }
 END_TEST
 
-/* A Unix socket listening at path that never accepts: a peer that
- * connects and never hears back. */
-static int listen_at(const char *path)
-{
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	ck_assert_int_eq(bind(fd, (const struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(listen(fd, 4), 0);
-	return fd;
-}
-
 /* A live source that never delivers ends --dump-screen at its first
  * failure, with status 3 and the screen saying why and when it retries:
  * a path nobody serves (unreachable), and a socket that accepts but never
@@ -578,7 +559,7 @@ START_TEST(screens_dump_ends_at_first_failure)
 		ck_assert_ptr_nonnull(strstr(have.data, "opt in"));
 
 		/* now something listens there, and never answers */
-		fd = listen_at(sock);
+		fd = tu_listen_unix(sock);
 		ck_assert_int_eq(run_dump(argv, &have), 3);
 		close(fd);
 	}

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -405,4 +407,20 @@ void tu_run(struct tu_run *r, const struct tu_proc *p, const char *const *argv)
 {
 	tu_run_start(r, p, argv);
 	tu_run_wait(r);
+}
+
+int tu_listen_unix(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ck_assert_msg(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0,
+	              "bind %s: %s", path, strerror(errno));
+	ck_assert_int_eq(listen(fd, 8), 0);
+	return fd;
 }

@@ -32,6 +32,10 @@ void tu_data_path(char *dst, size_t size, const char *name);
 typedef enum status (*tu_torture_fn)(void *ctx);
 unsigned long tu_torture(tu_torture_fn fn, void *ctx);
 
+/* A Unix stream socket listening at path, never accepting by itself (fails
+ * the test when it cannot be made); the caller closes it. */
+int tu_listen_unix(const char *path);
+
 /* Prints "SKIP <test>: <why>" once to stderr, so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
 
