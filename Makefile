@@ -265,12 +265,12 @@ check-deps:
 	$(Q)sh .ci/layers
 
 # ---- bench -----------------------------------------------------------------
-$(BENCHBIN): $(O)/tests/bench_pprof.o $(LIBENCODE) $(LIBMODEL)
+$(BENCHBIN): $(O)/tests/bench_pprof.o $(O)/tests/bench_workload.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(ENCODE_PKGS))
 
 BENCHMODEL := $(O)/tests/bench_model
-$(BENCHMODEL): $(O)/tests/bench_model.o $(LIBMODEL)
+$(BENCHMODEL): $(O)/tests/bench_model.o $(O)/tests/bench_workload.o $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^
 

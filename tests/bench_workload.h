@@ -1,0 +1,70 @@
+/* The workload the benchmarks share (make bench): pprof.md §9's samples,
+ * drawn with splitmix64 from seed 0x5EED in the same order as
+ * tests/bench/gobench regenerates them in Go, plus the timing helpers. */
+#ifndef ASYNCTOP_TESTS_BENCH_WORKLOAD_H
+#define ASYNCTOP_TESTS_BENCH_WORKLOAD_H
+
+#include <stddef.h>
+
+#include "model/sample.h"
+#include "model/status.h"
+#include "model/window.h"
+
+/* The shape of the workload; tests/bench/gobench/main.go has the same. */
+enum {
+	BW_NSTACKS = 10000,
+	BW_DEPTH = 8, /* frames a stack: BW_DEPTH - 1 levels and a leaf */
+	BW_NSAMPLES = 100000, /* sample j has stack j % BW_NSTACKS */
+	BW_NTASKS = 1000,
+	BW_NAMELEN = 64,   /* room for each name, NUL included */
+	BW_POOLMAX = 1500, /* the largest level pool */
+};
+
+/* The samples, ready to hand to model_add: every view points into the
+ * name tables, which this struct owns. */
+struct bench_workload {
+	char (*frame)[BW_NAMELEN]; /* level l index k: frame[l * BW_POOLMAX + k]
+	                            */
+	char (*leaf)[BW_NAMELEN];  /* one per stack */
+	char (*task)[BW_NAMELEN];
+	struct strview (
+	    *stack)[BW_DEPTH]; /* frames of each stack, root first */
+	struct sample *s;      /* BW_NSAMPLES of them */
+};
+
+/* Fills w (overwritten, need not be initialised) with the workload, the
+ * same on every call and in every process.  Start-up allocation: prints a
+ * message and exits the process when memory runs out. */
+void bench_workload_generate(struct bench_workload *w);
+
+/* Frees what bench_workload_generate allocated; w may be all NULL. */
+void bench_workload_free(struct bench_workload *w);
+
+/* Sets *meta to the workload's window metadata (the values gobench writes:
+ * start time, duration, one comment).  The comment is static storage. */
+void bench_meta(struct window_meta *meta);
+
+/* Like calloc through model/alloc.h, but prints a message and exits the
+ * process on failure: for the benchmarks' fixed start-up allocations.
+ * Free with mem_free. */
+void *bench_xcalloc(size_t n, size_t size);
+
+/* The number of runs from argv[1]: def when absent, not a number, or
+ * outside 1..max. */
+int bench_runs(int argc, char **argv, int def, int max);
+
+/* Prints the workload's "key value" lines (runs, samples, stacks, depth,
+ * tasks) to stdout, as tests/bench/run.sh reads them. */
+void bench_print_workload(int runs);
+
+/* Milliseconds on the monotonic clock, from an arbitrary origin. */
+double bench_now_ms(void);
+
+/* The median of the n (at least 1) timings in t; sorts t in place. */
+double bench_median(double *t, size_t n);
+
+/* When st is not STATUS_OK: prints "prog: what: reason" to stderr and exits
+ * the process with status 1. */
+void bench_check(const char *prog, enum status st, const char *what);
+
+#endif
