@@ -298,3 +298,60 @@ void adapter_close(struct adapter *a)
 		a->ops->close(a);
 	free_adapter(a);
 }
+
+static size_t env_name_len(const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+
+	return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+/* The index of name's entry in plan->env, or plan->nenv. */
+static size_t env_find(const struct launch_plan *plan, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	for (i = 0; i < plan->nenv; i++)
+		if (env_name_len(plan->env[i]) == len &&
+		    !memcmp(plan->env[i], name, len))
+			break;
+	return i;
+}
+
+enum status launch_plan_setenv(struct launch_plan *plan, const char *name,
+                               const char *value)
+{
+	struct buf b;
+	size_t i;
+
+	if (!name[0] || strchr(name, '='))
+		return STATUS_INVAL;
+	i = env_find(plan, name);
+	if (i == plan->nenv && plan->nenv >= LAUNCH_PLAN_ENV_MAX)
+		return STATUS_LIMIT;
+	buf_init(&b);
+	if (buf_printf(&b, "%s=%s", name, value) != STATUS_OK) {
+		buf_fini(&b);
+		return STATUS_NOMEM;
+	}
+	if (i < plan->nenv)
+		mem_free(plan->env[i]);
+	else
+		plan->nenv++;
+	plan->env[i] = buf_detach(&b, NULL);
+	return STATUS_OK;
+}
+
+const char *launch_plan_getenv(const struct launch_plan *plan, const char *name)
+{
+	size_t i = env_find(plan, name);
+
+	return i < plan->nenv ? plan->env[i] + strlen(name) + 1 : NULL;
+}
+
+void launch_plan_fini(struct launch_plan *plan)
+{
+	for (size_t i = 0; i < plan->nenv; i++)
+		mem_free(plan->env[i]);
+	memset(plan, 0, sizeof(*plan));
+}

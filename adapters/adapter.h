@@ -55,6 +55,43 @@ struct adapter_config {
 	struct load_limits load_limits;
 };
 
+/* ---- launching a program for an adapter (`-- COMMAND`) ---------------- */
+
+#define LAUNCH_PLAN_ENV_MAX  8
+#define LAUNCH_PLAN_PATH_MAX 4096
+
+/* How a program that asynctop starts is prepared for one adapter, and how
+ * its endpoint is found once it runs.  The front end owns the process (its
+ * process group, output, end); the adapter owns everything runtime-specific
+ * (an injected agent, a port to listen on).  Zero it before use; release it
+ * with launch_plan_fini. */
+struct launch_plan {
+	/* A private directory (mode 0700, ours) made before launch_prepare
+	 * and removed, with whatever the adapter put in it, once both the
+	 * program and asynctop have ended. */
+	char dir[LAUNCH_PLAN_PATH_MAX];
+	/* "NAME=VALUE" entries the program gets on top of our environment,
+	 * each replacing ours of the same NAME; owned, set with
+	 * launch_plan_setenv. */
+	char *env[LAUNCH_PLAN_ENV_MAX];
+	size_t nenv;
+	/* What to open once the program is ready: set by launch_prepare when
+	 * it is known up front (a port asynctop chose), else by launch_ready
+	 * (the pid that announced itself). */
+	char endpoint[LAUNCH_PLAN_PATH_MAX];
+};
+
+/* Sets NAME=VALUE in plan->env (copied), replacing an earlier NAME.
+ * STATUS_LIMIT past LAUNCH_PLAN_ENV_MAX names; STATUS_INVAL for a name that
+ * is empty or holds '='; STATUS_NOMEM. */
+enum status launch_plan_setenv(struct launch_plan *plan, const char *name,
+                               const char *value) MUST_CHECK;
+/* The value plan->env holds for name, or NULL.  Borrowed from plan. */
+const char *launch_plan_getenv(const struct launch_plan *plan,
+                               const char *name);
+/* Frees plan->env and zeroes plan; the directory is the caller's. */
+void launch_plan_fini(struct launch_plan *plan);
+
 enum adapter_flags {
 	ADAPTER_MULTI_ENDPOINT = 1u << 0, /* -e may repeat (replay) */
 	ADAPTER_FINITE = 1u << 1,         /* runs out of windows (replay) */
@@ -78,6 +115,31 @@ struct adapter_ops {
 	 * source has no more windows; or an error via collect_fail. */
 	enum status (*collect)(struct adapter *a, struct collect *c);
 	void (*close)(struct adapter *a);
+	/* Optional: prepares plan for a program about to be started with
+	 * `-- COMMAND` (plan->dir exists): fills plan->env and, when known,
+	 * plan->endpoint.  STATUS_INVAL with err when such a launch cannot
+	 * work here (no agent to inject).  Does not block.  NULL: this
+	 * adapter cannot launch programs. */
+	enum status (*launch_prepare)(const struct adapter_ops *ops,
+	                              struct launch_plan *plan,
+	                              struct adapter_error *err);
+	/* With launch_prepare: is the started program ready to be opened?
+	 * STATUS_OK (plan->endpoint set); STATUS_AGAIN, not yet, with
+	 * err->detail saying what is awaited and err->remediation what the
+	 * operator can check (the front end asks again every 20 ms and shows
+	 * both if the launch times out); another status with err when it
+	 * never will be.  Blocks at most ~50 ms (a loopback connect).  The
+	 * front end, not the adapter, watches the program exit. */
+	enum status (*launch_ready)(const struct adapter_ops *ops,
+	                            struct launch_plan *plan,
+	                            struct adapter_error *err);
+	/* Optional: after the run, the pids of further processes of the
+	 * program that the adapter saw (forks that announced an agent too),
+	 * up to max in pids; returns how many there were in all.  Never
+	 * blocks. */
+	size_t (*launch_others)(const struct adapter_ops *ops,
+	                        const struct launch_plan *plan, long *pids,
+	                        size_t max);
 	/* For the custom adapter: passed through to it, see asynctop.h. */
 	const void *user;
 };

@@ -780,6 +780,40 @@ START_TEST(custom_producer_sees_a_stop)
 }
 END_TEST
 
+/* The launch plan's environment: set, replace, read back, bounded. */
+START_TEST(launch_plan_env)
+{
+	struct launch_plan p;
+	char name[16];
+
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(launch_plan_setenv(&p, "A", "1"), STATUS_OK);
+	ck_assert_int_eq(launch_plan_setenv(&p, "AB", "x=y"), STATUS_OK);
+	ck_assert_int_eq(launch_plan_setenv(&p, "A", "2"), STATUS_OK);
+	ck_assert_uint_eq(p.nenv, 2);
+	ck_assert_str_eq(p.env[0], "A=2");
+	ck_assert_str_eq(launch_plan_getenv(&p, "AB"), "x=y");
+	ck_assert_ptr_null(launch_plan_getenv(&p, "ABC"));
+	ck_assert_int_eq(launch_plan_setenv(&p, "", "v"), STATUS_INVAL);
+	ck_assert_int_eq(launch_plan_setenv(&p, "B=C", "v"), STATUS_INVAL);
+	for (int i = 0; p.nenv < LAUNCH_PLAN_ENV_MAX; i++) {
+		snprintf(name, sizeof(name), "N%d", i);
+		ck_assert_int_eq(launch_plan_setenv(&p, name, ""), STATUS_OK);
+	}
+	ck_assert_int_eq(launch_plan_setenv(&p, "MORE", "v"), STATUS_LIMIT);
+	/* replacing still works when full */
+	ck_assert_int_eq(launch_plan_setenv(&p, "A", "3"), STATUS_OK);
+	ck_assert_str_eq(launch_plan_getenv(&p, "A"), "3");
+	mem_fail_at(1);
+	ck_assert_int_eq(launch_plan_setenv(&p, "A", "4"), STATUS_NOMEM);
+	mem_fail_at(0);
+	ck_assert_str_eq(launch_plan_getenv(&p, "A"), "3");
+	launch_plan_fini(&p);
+	ck_assert_uint_eq(p.nenv, 0);
+	ck_assert_ptr_null(p.env[0]);
+}
+END_TEST
+
 Suite *suite_adapter(void);
 Suite *suite_adapter(void)
 {
@@ -801,6 +835,7 @@ Suite *suite_adapter(void)
 	tcase_add_test(tc, custom_producer_errors);
 	tcase_add_test(tc, custom_producer_with_nothing_is_no_data);
 	tcase_add_test(tc, custom_producer_sees_a_stop);
+	tcase_add_test(tc, launch_plan_env);
 	suite_add_tcase(s, tc);
 	return s;
 }
