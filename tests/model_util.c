@@ -41,7 +41,11 @@ enum status tm_add_m(struct model *m, const char *stack, const char *task,
                      struct metrics v, uint64_t tasks)
 {
 	struct strview fr[MAXF];
-	struct sample s = { fr, split(stack, fr), sv_c(task), v, tasks };
+	struct sample s = { .frames = fr,
+		            .depth = split(stack, fr),
+		            .task = sv_c(task),
+		            .m = v,
+		            .tasks = tasks };
 
 	return model_add(m, &s);
 }

@@ -53,7 +53,10 @@ START_TEST(new_bounds_and_states)
 	ck_assert_int_eq(model_begin(m), STATUS_INVAL);
 	ck_assert_int_eq(model_add(m, NULL), STATUS_INVAL);
 	{
-		struct sample bad = { NULL, 2, sv_c("t"), tm_vals(1), 1 };
+		struct sample bad = { .depth = 2,
+			              .task = sv_c("t"),
+			              .m = tm_vals(1),
+			              .tasks = 1 };
 		struct strview f = { NULL, 3 };
 		ck_assert_int_eq(model_add(m, &bad), STATUS_INVAL);
 		bad.frames = &f;
@@ -179,7 +182,11 @@ START_TEST(reserved_names)
 	struct model *m = tm_mk(0, 0, 0, 0, 0);
 	const struct window *w;
 	struct strview fr[3] = { sv_c("root"), sv_n("", 0), sv_n(NULL, 0) };
-	struct sample s = { fr, 3, sv_n(NULL, 0), tm_vals(1), 1 };
+	struct sample s = { .frames = fr,
+		            .depth = 3,
+		            .task = sv_n(NULL, 0),
+		            .m = tm_vals(1),
+		            .tasks = 1 };
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	ck_assert_int_eq(tm_add(m, "", "", 1), STATUS_OK);
@@ -475,7 +482,11 @@ START_TEST(sink_and_abort)
 	struct model *m = tm_mk(0, 1, 0, 0, 0);
 	struct sample_sink k = model_sink(m);
 	struct strview fr[2] = { sv_c("a"), sv_c("b") };
-	struct sample s = { fr, 2, sv_c("t"), tm_vals(1), 1 };
+	struct sample s = { .frames = fr,
+		            .depth = 2,
+		            .task = sv_c("t"),
+		            .m = tm_vals(1),
+		            .tasks = 1 };
 	struct model_stats st;
 	const struct window *w;
 

@@ -169,10 +169,13 @@ START_TEST(fold_matches_reference)
 			int s =
 			    (from + (int)(xs(&x) % (uint64_t)span)) % NSTACKS;
 			int n = (int)(xs(&x) % NNAMES);
-			struct sample smp = { wd.stack[s], wd.depth[s],
-				              sv_c(wd.name[n]),
-				              tm_vals(1 + xs(&x) % 1000),
-				              xs(&x) % 3 };
+			struct sample smp = {
+				.frames = wd.stack[s],
+				.depth = wd.depth[s],
+				.task = sv_c(wd.name[n]),
+				.m = tm_vals(1 + xs(&x) % 1000),
+				.tasks = xs(&x) % 3,
+			};
 			ck_assert_int_eq(model_add(m, &smp), STATUS_OK);
 			wd.tasks[s][n] += smp.tasks ? smp.tasks : 1;
 			metrics_add(&wd.m[s][n], &smp.m);
@@ -202,7 +205,11 @@ START_TEST(near_equal_stacks_stay_apart)
 			memcpy(var[at], base, len);
 			var[at][at] = 'y';
 			fr[0] = sv_n(var[at], len);
-			struct sample s = { fr, 1, sv_c("t"), tm_vals(1), 1 };
+			struct sample s = { .frames = fr,
+				            .depth = 1,
+				            .task = sv_c("t"),
+				            .m = tm_vals(1),
+				            .tasks = 1 };
 			ck_assert_int_eq(model_add(m, &s), STATUS_OK);
 			ck_assert_int_eq(model_add(m, &s), STATUS_OK);
 			n++;
@@ -212,7 +219,11 @@ START_TEST(near_equal_stacks_stay_apart)
 	{
 		struct strview a[2] = { sv_c("ab"), sv_c("c") },
 		               b[2] = { sv_c("a"), sv_c("bc") };
-		struct sample s = { a, 2, sv_c("t"), tm_vals(1), 1 };
+		struct sample s = { .frames = a,
+			            .depth = 2,
+			            .task = sv_c("t"),
+			            .m = tm_vals(1),
+			            .tasks = 1 };
 		ck_assert_int_eq(model_add(m, &s), STATUS_OK);
 		s.frames = b;
 		ck_assert_int_eq(model_add(m, &s), STATUS_OK);

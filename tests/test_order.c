@@ -20,7 +20,9 @@ static void add_row(struct model *m, const char *frame, const char *task,
                     const uint64_t *v)
 {
 	struct strview f = sv_c(frame);
-	struct sample s = { &f, 1, sv_c(task), { { 0 } }, 1 };
+	struct sample s = {
+		.frames = &f, .depth = 1, .task = sv_c(task), .tasks = 1
+	};
 
 	memcpy(s.m.v, v, sizeof(s.m.v));
 	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
