@@ -247,7 +247,7 @@ BANNED := gets|sprintf|vsprintf|strcpy|strcat|strncat|strtok|atoi|atol|atof|strn
 
 lint: check-deps
 	$(call msg,FORMAT,check)
-	$(Q)clang-format --style=file:docs/clang-format --dry-run -Werror $(C_SOURCES)
+	$(Q)clang-format --style=file --dry-run -Werror $(C_SOURCES)
 	$(call msg,BANNED,functions)
 	$(Q)! grep -nE '\b($(BANNED))[[:space:]]*\(' $(C_SOURCES) | grep -v 'lint: allow' || \
 		{ echo 'banned functions above (docs/style.md)'; exit 1; }
@@ -257,7 +257,7 @@ lint: check-deps
 		--std=c11 -D_XOPEN_SOURCE=700 -I. $(filter %.c,$(C_SOURCES))
 
 format:
-	$(Q)clang-format --style=file:docs/clang-format -i $(C_SOURCES)
+	$(Q)clang-format --style=file -i $(C_SOURCES)
 
 # Layering (docs/architecture.md): model <- adapters, encode <- tui.
 check-deps:
