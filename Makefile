@@ -132,9 +132,10 @@ $(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
-# The launcher finds an installed agent under PREFIX (tui/launch.c).
-$(O)/tui/launch.o: CPPFLAGS_ALL += -DASYNCTOP_PREFIX='"$(PREFIX)"'
-$(O)/tui/launch.o: $(O)/.prefix
+# The asyncio launch hook finds an installed agent under PREFIX
+# (adapters/asyncio_launch.c).
+$(O)/adapters/asyncio_launch.o: CPPFLAGS_ALL += -DASYNCTOP_PREFIX='"$(PREFIX)"'
+$(O)/adapters/asyncio_launch.o: $(O)/.prefix
 
 $(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
 	$(call msg,AR,$@)

@@ -161,6 +161,18 @@ struct adapter {
 struct adapter_registry {
 	const struct adapter_ops *const *ops;
 	size_t n;
+	/* The adapter `-- COMMAND` uses when -a is not given; NULL: -a is
+	 * required with a command. */
+	const struct adapter_ops *launch_default;
+	/* The adapter the viewer and record attach to when given neither -a
+	 * nor a command (at its default endpoint); NULL: they say what works
+	 * instead. */
+	const struct adapter_ops *attach_default;
+	/* NULL-terminated lines that say what works, for an operator who
+	 * gave nothing to attach to ("asynctop -- python3 app.py   start a
+	 * program and watch it"); PROG in a line is replaced by the program's
+	 * name.  May be NULL. */
+	const char *const *hints;
 };
 
 /* The adapter named or aliased name (case-sensitive), or NULL. */

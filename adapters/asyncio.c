@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "adapters/asyncio_int.h"
+#include "adapters/asyncio_launch.h"
 #include "model/alloc.h"
 
 /* ---- connecting ---------------------------------------------------------- */
@@ -466,5 +467,8 @@ const struct adapter_ops asyncio_ops = {
 	.open = aio_open,
 	.collect = aio_collect,
 	.close = aio_close,
+	.launch_prepare = asyncio_launch_prepare,
+	.launch_ready = asyncio_launch_ready,
+	.launch_others = asyncio_launch_others,
 	.user = NULL,
 };

@@ -245,6 +245,11 @@ enum status custom_registry_new(const struct adapter_registry *base,
 		cr->list[i] = base->ops[i];
 	cr->reg.ops = cr->list;
 	cr->reg.n = nbase;
+	if (base) {
+		cr->reg.launch_default = base->launch_default;
+		cr->reg.attach_default = base->attach_default;
+		cr->reg.hints = base->hints;
+	}
 	for (i = 0; i < n; i++) {
 		char spare[1];
 		enum status st = check(&cr->reg, &a[i], i, err ? err : spare,
@@ -256,6 +261,9 @@ enum status custom_registry_new(const struct adapter_registry *base,
 		custom_ops_init(&cr->ops[i], &a[i]);
 		cr->list[cr->reg.n++] = &cr->ops[i];
 	}
+	/* an embedder's only adapter is the one to attach to */
+	if (n == 1)
+		cr->reg.attach_default = &cr->ops[0];
 	*out = cr;
 	return STATUS_OK;
 }

@@ -14,7 +14,9 @@
 /* A registry that owns the ops it made for the embedder's adapters. */
 struct custom_registry;
 
-/* Builds base's adapters followed by one adapter per a[i] (n may be 0).
+/* Builds base's adapters followed by one adapter per a[i] (n may be 0),
+ * with base's defaults and hints, except that an embedder's only adapter
+ * (n == 1) is the one to attach to when none is named.
  * base and a (names, summaries, endpoints, user pointers) are borrowed and
  * must outlive the registry.  STATUS_INVAL with a one-line reason in err
  * (always NUL-terminated) when an adapter was built for another

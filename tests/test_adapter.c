@@ -34,7 +34,7 @@ static const struct adapter_ops op_tokio = {
 };
 static const struct adapter_ops *const three[] = { &op_asyncio, &op_replay,
 	                                           &op_tokio };
-static const struct adapter_registry reg3 = { three, 3 };
+static const struct adapter_registry reg3 = { .ops = three, .n = 3 };
 
 START_TEST(state_names)
 {
@@ -70,7 +70,7 @@ START_TEST(list_names)
 		static const char *const two[] = { "x", "y", NULL };
 		struct adapter_ops o = op_asyncio;
 		const struct adapter_ops *one[1] = { &o };
-		struct adapter_registry r = { one, 1 };
+		struct adapter_registry r = { .ops = one, .n = 1 };
 
 		o.aliases = two;
 		adapter_list_names(&r, d, sizeof(d));

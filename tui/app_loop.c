@@ -14,15 +14,16 @@
 #include <unistd.h>
 
 #include "adapters/worker.h"
-#include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "tui/draw.h"
 #include "tui/errcap.h"
 #include "tui/events.h"
-#include "tui/launch.h"
+#include "tui/exit.h"
 #include "tui/record.h"
 #include "tui/saver.h"
 #include "tui/screen_dump.h"
+#include "tui/session.h"
+#include "tui/signals.h"
 #include "tui/term.h"
 
 /* How long a quitting viewer waits for its source to stop. */
@@ -36,16 +37,14 @@
 struct run {
 	const struct opts *o;
 	struct app app;
-	struct adapter *a;
-	struct worker *w;
+	struct session ss;
+	char endpoint[1024]; /* the header's, borrowed by app */
 	struct saver *saver;
 	struct term t;
 	struct screen s;
-	struct launch child; /* -- COMMAND */
-	const char *ep[1];   /* its agent, as -e */
 	int sigfd;
 	int code;
-	bool quit, dirty, repaint, worker_done, abandon, dump;
+	bool quit, dirty, repaint, dump;
 	bool source_failed; /* --dump-screen: ended by a source's failure */
 	struct errcap ec;   /* stderr while the screen is up */
 	uint64_t next_tick;
@@ -62,7 +61,7 @@ static uint64_t mono_ns(void)
 static int usage_error(const struct opts *o, const char *text)
 {
 	fprintf(stderr, "%s: %s\n(see '%s --help')\n", o->prog, text, o->prog);
-	return RECORD_EXIT_USAGE;
+	return EXIT_USAGE;
 }
 
 static void react(struct run *r, unsigned flags)
@@ -74,7 +73,9 @@ static void react(struct run *r, unsigned flags)
 	if (flags & APP_QUIT)
 		r->quit = true;
 	if (flags & APP_SUSPEND) {
+		session_pause_child(&r->ss, true);
 		term_suspend(&r->t);
+		session_pause_child(&r->ss, false);
 		r->dirty = r->repaint = true;
 	}
 }
@@ -99,9 +100,11 @@ static void take_signals(struct run *r)
 				r->dirty = r->repaint = true;
 				break;
 			default:
+				if (!signals_is_stop(b[i]))
+					break;
 				events_emit(r->app.o.events, "signal %d", b[i]);
 				if (!r->quit)
-					r->code = RECORD_EXIT_SIGNAL + b[i];
+					r->code = EXIT_SIGNAL + b[i];
 				r->quit = true;
 				break;
 			}
@@ -128,8 +131,8 @@ static void dump_at_failure(struct run *r, const struct worker_msg *msg)
 		r->code = (msg->err.st == STATUS_UNREACHABLE ||
 		           msg->err.st == STATUS_TIMEOUT) &&
 		                  !r->app.committed
-		              ? RECORD_EXIT_UNREACHABLE
-		              : RECORD_EXIT_ERROR;
+		              ? EXIT_UNREACHABLE
+		              : EXIT_ERROR;
 	}
 	if (r->source_failed && msg->kind == WORKER_STATE &&
 	    msg->state == SOURCE_RETRYING)
@@ -140,14 +143,14 @@ static void take_worker(struct run *r)
 {
 	for (;;) {
 		struct worker_msg *msg = NULL;
-		enum status st = worker_read(r->w, &msg);
+		enum status st = worker_read(r->ss.w, &msg);
 
 		if (st != STATUS_OK)
 			return;
 		app_set_now(&r->app, r->dump ? 0 : mono_ns());
 		app_take(&r->app, msg);
 		if (msg->kind == WORKER_DONE)
-			r->worker_done = true;
+			r->ss.worker_done = true;
 		if (r->dump && !r->app.o.replay)
 			dump_at_failure(r, msg);
 		worker_msg_free(msg);
@@ -219,7 +222,7 @@ static void draw(struct run *r)
 		screen_fini(&r->s);
 		if (screen_init(&r->s, r->t.cols, r->t.rows) != STATUS_OK) {
 			r->quit = true;
-			r->code = RECORD_EXIT_ERROR;
+			r->code = EXIT_ERROR;
 			return;
 		}
 		r->repaint = true;
@@ -248,7 +251,7 @@ static void loop(struct run *r)
 			draw(r);
 		if (r->quit)
 			break;
-		if (r->dump && r->worker_done)
+		if (r->dump && r->ss.worker_done)
 			break;
 		now = mono_ns();
 		due = u64_min(r->next_tick, app_next_change(&r->app));
@@ -256,7 +259,7 @@ static void loop(struct run *r)
 		    now >= due ? 0 : (int)((due - now + 999999) / 1000000);
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
-		p[np].fd = r->worker_done ? -1 : worker_fd(r->w);
+		p[np].fd = r->ss.worker_done ? -1 : worker_fd(r->ss.w);
 		p[np++].events = POLLIN;
 		p[np].fd = saver_fd(r->saver);
 		p[np++].events = POLLIN;
@@ -266,7 +269,7 @@ static void loop(struct run *r)
 		p[np++].events = POLLIN;
 		k = poll(p, np, r->dump ? -1 : timeout);
 		if (k < 0 && errno != EINTR) {
-			r->code = RECORD_EXIT_ERROR;
+			r->code = EXIT_ERROR;
 			break;
 		}
 		if (p[0].revents)
@@ -278,7 +281,7 @@ static void loop(struct run *r)
 		if (p[3].revents & (POLLHUP | POLLERR | POLLNVAL)) {
 			/* the terminal is gone: exit rather than spin */
 			r->quit = true;
-			r->code = RECORD_EXIT_ERROR;
+			r->code = EXIT_ERROR;
 			break;
 		}
 		if (p[3].revents & POLLIN)
@@ -298,39 +301,6 @@ static void loop(struct run *r)
 		draw(r);
 }
 
-/* Stops the worker, waiting up to STOP_GRACE_MS for it (the terminal is
- * already restored); a source that will not stop is abandoned. */
-static void stop_worker(struct run *r)
-{
-	uint64_t until = mono_ns() + (uint64_t)STOP_GRACE_MS * 1000000u;
-
-	if (!r->w)
-		return;
-	worker_stop(r->w);
-	while (!r->worker_done) {
-		struct pollfd p = { worker_fd(r->w), POLLIN, 0 };
-		uint64_t now = mono_ns();
-		struct worker_msg *msg = NULL;
-
-		if (now >= until) {
-			fprintf(stderr,
-			        "%s: the %s source did not stop within %d s; "
-			        "leaving it\n",
-			        r->o->prog, r->app.o.adapter,
-			        STOP_GRACE_MS / 1000);
-			r->abandon = true;
-			return;
-		}
-		if (poll(&p, 1, (int)((until - now) / 1000000u) + 1) <= 0)
-			continue;
-		while (worker_read(r->w, &msg) == STATUS_OK) {
-			if (msg->kind == WORKER_DONE)
-				r->worker_done = true;
-			worker_msg_free(msg);
-		}
-	}
-}
-
 static void join_endpoints(char *dst, size_t size, const struct adapter *a)
 {
 	dst[0] = '\0';
@@ -342,172 +312,44 @@ static void join_endpoints(char *dst, size_t size, const struct adapter *a)
 		snprintf(dst, size, "%s", a->endpoints[0]);
 }
 
-/* -- COMMAND: start it (output to a log) and wait for its agent, with
- * the signal pipe installed so ^C ends the wait; 0 or an exit status. */
-static int launch(struct run *r, int events)
-{
-	char err[4096];
-	enum status st;
-
-	r->sigfd = term_signals_install();
-	if (r->sigfd < 0) {
-		fprintf(stderr, "%s: cannot install signal handlers\n",
-		        r->o->prog);
-		return RECORD_EXIT_ERROR;
-	}
-	st = launch_start(&r->child, r->o->command, LAUNCH_OUTPUT_LOG, err,
-	                  sizeof(err));
-	if (st != STATUS_OK) {
-		fprintf(stderr, "%s: %s\n", r->o->prog,
-		        st == STATUS_NOMEM ? status_str(st) : err);
-		return st == STATUS_NOMEM ? RECORD_EXIT_ERROR
-		                          : RECORD_EXIT_USAGE;
-	}
-	events_emit(events, "launched %ld", (long)r->child.pid);
-	st = launch_wait(&r->child, launch_timeout_ns(), r->sigfd, err,
-	                 sizeof(err));
-	if (st == STATUS_STOPPED) {
-		unsigned char b = SIGINT;
-
-		if (read(r->sigfd, &b, 1) < 0) {
-			/* nothing: SIGINT is the likely one */
-		}
-		return RECORD_EXIT_SIGNAL + b;
-	}
-	if (st != STATUS_OK) {
-		fprintf(stderr, "%s: %s\n", r->o->prog, err);
-		events_emit(events, "error %s", err);
-		return RECORD_EXIT_UNREACHABLE;
-	}
-	events_emit(events, "announced %ld", r->child.agent_pid);
-	r->ep[0] = r->child.endpoint;
-	return 0;
-}
-
-/* Ends the program (unless --keep) once the terminal is back. */
-static void end_child(struct run *r, int events)
-{
-	/* --keep once attached; a program never attached is ended */
-	bool keep = r->o->keep && r->child.agent_pid;
-	long pids[8];
-	size_t n;
-
-	if (!r->child.pid)
-		return;
-	n = launch_others(&r->child, pids, ARRAY_SIZE(pids));
-	if (n) {
-		fprintf(stderr,
-		        "%s: other processes of %s announced an agent too "
-		        "(attach with -e PID):",
-		        r->o->prog, r->child.name);
-		for (size_t i = 0; i < n && i < ARRAY_SIZE(pids); i++) {
-			events_emit(events, "listed %ld", pids[i]);
-			fprintf(stderr, " %ld", pids[i]);
-		}
-		fputc('\n', stderr);
-	}
-	if (keep && !launch_exited(&r->child))
-		fprintf(stderr, "%s: left %s running as pid %ld\n", r->o->prog,
-		        r->child.name, (long)r->child.pid);
-	if (r->child.log[0])
-		fprintf(stderr, "%s: the output of %s is in %s\n", r->o->prog,
-		        r->child.name, r->child.log);
-	launch_end(&r->child, keep);
-	if (!keep)
-		events_emit(events, "ended %ld", r->child.agent_pid);
-}
-
-static int start(struct run *r, const struct adapter_registry *reg, int events,
-                 char *endpoint, size_t epsz)
+static int start(struct run *r, const struct adapter_registry *reg, int events)
 {
 	const struct opts *o = r->o;
+	struct session_opts so = {
+		.prog = o->prog,
+		.cmd = NULL,
+		.output = LAUNCH_OUTPUT_LOG,
+		.stop_grace_ms = STOP_GRACE_MS,
+		.events = events,
+		.sigfd = r->sigfd,
+	};
 	const struct adapter_ops *ops;
-	struct adapter_config cfg;
-	struct adapter_error aerr;
 	struct worker_opts wo;
 	struct app_opts ao;
 	struct stat sb;
-	char text[2048];
+	int code;
 	enum status st;
 
-	const char *adapter = o->adapter;
-	const char *const *eps = o->endpoints;
-	size_t neps = o->nendpoints;
-
-	if (o->ncommand) {
-		/* asyncio is implied (decisions §8) */
-		if (!adapter)
-			adapter = "asyncio";
-		if (neps)
-			return usage_error(o,
-			                   "-e and '-- COMMAND' exclude each "
-			                   "other: asynctop attaches to the "
-			                   "program it starts");
-	}
-	if (!adapter) {
-		snprintf(text, sizeof(text),
-		         "no adapter given.  The tokio adapter (the default) "
-		         "is not available yet, so say which source to "
-		         "watch: -a ADAPTER [-e ENDPOINT] (see '%s "
-		         "adapters'), e.g. '%s -a replay -e DIR' to browse "
-		         "saved profiles",
-		         o->prog, o->prog);
-		return usage_error(o, text);
-	}
-	ops = adapter_find(reg, adapter);
-	if (!ops) {
-		adapter_format_unknown(reg, adapter, text, sizeof(text));
-		fprintf(stderr, "%s: %s\n", o->prog, text);
-		return RECORD_EXIT_USAGE;
-	}
-	if (o->ncommand && strcmp(ops->name, "asyncio")) {
-		snprintf(text, sizeof(text),
-		         "'-- COMMAND' starts Python programs for the asyncio "
-		         "adapter, not for %s",
-		         ops->name);
-		return usage_error(o, text);
-	}
+	code = session_resolve(&r->ss, o, reg, &so);
+	if (code)
+		return code;
+	ops = r->ss.ops;
 	if (stat(o->save_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+		char text[2048];
+
 		snprintf(text, sizeof(text),
 		         "-d %s: not a directory (saves go there)",
 		         o->save_dir);
 		return usage_error(o, text);
 	}
-	if (o->ncommand) {
-		int code = launch(r, events);
-
-		if (code)
-			return code;
-		eps = r->ep;
-		neps = 1;
-	}
-	adapter_config_default(&cfg);
-	cfg.loader = pprof_load;
-	cfg.load_limits = o->limits;
-	memset(&aerr, 0, sizeof(aerr));
-	st = adapter_open(ops, eps, neps, &cfg, &aerr, &r->a);
-	if (st != STATUS_OK) {
-		if (st == STATUS_INVAL && aerr.remediation[0]) {
-			/* as in record: e.g. the agents to choose from */
-			fprintf(stderr, "%s: %s\n%s\n", o->prog, aerr.detail,
-			        aerr.remediation);
-			return RECORD_EXIT_USAGE;
-		}
-		if (st == STATUS_INVAL)
-			return usage_error(o, aerr.detail[0] ? aerr.detail
-			                                     : status_str(st));
-		adapter_format_error(&aerr, ops->name, neps ? eps[0] : "", 0.0,
-		                     text, sizeof(text));
-		fprintf(stderr, "%s: %s\n", o->prog, text);
-		/* nothing to retry when nothing was found to attach to */
-		return st == STATUS_UNREACHABLE ? RECORD_EXIT_UNREACHABLE
-		                                : RECORD_EXIT_ERROR;
-	}
-	join_endpoints(endpoint, epsz, r->a);
+	code = session_open(&r->ss);
+	if (code)
+		return code;
+	join_endpoints(r->endpoint, sizeof(r->endpoint), r->ss.a);
 	memset(&ao, 0, sizeof(ao));
 	ao.prog = o->prog;
 	ao.adapter = ops->name;
-	ao.endpoint = endpoint;
+	ao.endpoint = r->endpoint;
 	ao.window_ns = o->window_ns;
 	ao.window_clamped = o->window_clamped;
 	ao.refresh_ns = o->refresh_ns;
@@ -519,28 +361,21 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	ao.events = events;
 	if (app_init(&r->app, &ao) != STATUS_OK) {
 		fprintf(stderr, "%s: %s\n", o->prog, status_str(STATUS_NOMEM));
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
 	st = saver_new(&r->saver);
 	if (st != STATUS_OK) {
 		fprintf(stderr, "%s: cannot start the saver: %s\n", o->prog,
 		        status_str(st));
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
 	r->app.saver = r->saver;
-	if (r->child.log[0]) {
-		/* the header names the program's log (decisions §8) */
+	if (r->ss.child.log[0]) {
+		/* the header names the program's log (docs/launch.md) */
 		size_t used = strlen(r->app.title);
 
 		snprintf(r->app.title + used, sizeof(r->app.title) - used,
-		         " \xC2\xB7 log %s", r->child.log);
-	}
-	if (r->sigfd < 0)
-		r->sigfd = term_signals_install();
-	if (r->sigfd < 0) {
-		fprintf(stderr, "%s: cannot install signal handlers\n",
-		        o->prog);
-		return RECORD_EXIT_ERROR;
+		         " \xC2\xB7 log %s", r->ss.child.log);
 	}
 	if (!r->dump) {
 		char err[512];
@@ -552,7 +387,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 			        "'%s record' to save windows, or "
 			        "--dump-screen COLSxROWS.\n",
 			        o->prog, err, o->prog);
-			return RECORD_EXIT_ERROR;
+			return EXIT_ERROR;
 		}
 		r->app.flags = r->t.utf8 ? 0 : UTF8_ASCII;
 		if (errcap_start(&r->ec, true) != STATUS_OK)
@@ -565,12 +400,12 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	wo.refresh_ns = o->refresh_ns;
 	wo.retry_base_ns = RETRY_BASE_NS;
 	wo.retry_max_ns = RETRY_MAX_NS;
-	st = worker_start(r->a, &wo, &r->w);
+	st = session_start(&r->ss, &wo);
 	if (st != STATUS_OK) {
 		screen_off(r);
 		fprintf(stderr, "%s: cannot start the source's worker: %s\n",
 		        o->prog, status_str(st));
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
 	app_set_now(&r->app, r->dump ? 0 : mono_ns());
 	r->app.since_ns = r->app.now_ns;
@@ -589,7 +424,7 @@ static void dump(struct run *r)
 	    fflush(stdout) != 0) {
 		fprintf(stderr, "%s: cannot write the screen dump\n",
 		        r->o->prog);
-		r->code = RECORD_EXIT_ERROR;
+		r->code = EXIT_ERROR;
 	}
 	events_emit(r->app.o.events, "drawn");
 	buf_fini(&out);
@@ -599,38 +434,39 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
             int events, bool *abandoned)
 {
 	struct run r;
-	char endpoint[1024];
 	int code;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	r.sigfd = -1;
 	r.t.fd = -1;
 	r.dump = o->dump_cols != 0;
 	errcap_init(&r.ec);
 	if (o->notice[0])
 		fprintf(stderr, "%s: %s\n", o->prog, o->notice);
-	code = start(&r, reg, events, endpoint, sizeof(endpoint));
+	r.sigfd = signals_install();
+	if (r.sigfd < 0) {
+		fprintf(stderr, "%s: cannot install signal handlers\n",
+		        o->prog);
+		code = EXIT_ERROR;
+	} else {
+		code = start(&r, reg, events);
+	}
 	if (!code) {
 		loop(&r);
 		screen_off(&r);
 		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
-		stop_worker(&r);
+		session_drain(&r.ss);
 		code = r.code;
 	}
 	term_close(&r.t);
-	if (!r.abandon) {
-		worker_free(r.w);
-		adapter_close(r.a);
-	}
 	errcap_stop(&r.ec);
-	end_child(&r, events);
+	session_close(&r.ss);
 	saver_free(r.saver);
 	if (r.app.m)
 		app_fini(&r.app);
 	screen_fini(&r.s);
-	term_signals_restore();
-	*abandoned = r.abandon;
+	signals_restore();
+	*abandoned = r.ss.abandoned;
 	return code;
 }

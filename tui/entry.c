@@ -13,6 +13,7 @@
 #include "tui/app.h"
 #include "tui/cli.h"
 #include "tui/events.h"
+#include "tui/exit.h"
 #include "tui/record.h"
 
 #ifndef ASYNCTOP_VERSION
@@ -21,51 +22,51 @@
 
 static void help_main(FILE *f, const char *prog)
 {
-	fprintf(f,
-	        "usage: %s [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] [-r HZ] "
-	        "[-m METRIC]\n"
-	        "          [-d SAVE_DIR] [--history N] [--exit-after N] "
-	        "[--dump-screen COLSxROWS]\n"
-	        "          [--keep] [-- COMMAND ARGS...]\n"
-	        "       %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
-	        "[-n COUNT]\n"
-	        "                 [-f pprof|collapsed|text] [-m METRIC] "
-	        "[--force] -o FILE\n"
-	        "                 [--keep] [-- COMMAND ARGS...]\n"
-	        "       %s adapters\n"
-	        "       %s help [record|adapters]\n"
-	        "       %s --version\n"
-	        "\n"
-	        "Where do async tasks wait?  asynctop samples an async runtime "
-	        "through an\n"
-	        "adapter, in back-to-back windows, and saves each window as a "
-	        "profile.\n"
-	        "\n"
-	        "commands:\n"
-	        "  record    collect windows and save them (pprof, collapsed "
-	        "stacks, text)\n"
-	        "  adapters  list the adapters, their aliases and default "
-	        "endpoints\n"
-	        "  help      this text, or 'help record'\n"
-	        "\n"
-	        "The live viewer (no command) shows the windows as they come:\n"
-	        "  -a, -e, -w, -m    as for record (-m: the first weighting)\n"
-	        "  -r HZ             refresh frequency (default 1)\n"
-	        "  -d SAVE_DIR       where S and C save (default .)\n"
-	        "  --history N       windows kept (default 120)\n"
-	        "  --exit-after N    quit after N windows\n"
-	        "  --dump-screen COLSxROWS  no terminal: print the screen as "
-	        "text and exit\n"
-	        "                    (after --exit-after windows, or the "
-	        "source's end)\n"
-	        "  -- COMMAND ARGS   start a Python program with the asyncio "
-	        "agent and watch it;\n"
-	        "                    its output goes to a log the header "
-	        "names (docs/launch.md)\n"
-	        "  --keep            leave COMMAND running when asynctop "
-	        "ends\n"
-	        "Keys: ? in the viewer, or docs/keys.md.  See asynctop(1).\n",
-	        prog, prog, prog, prog, prog);
+	fprintf(
+	    f,
+	    "usage: %s [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] [-r HZ] "
+	    "[-m METRIC]\n"
+	    "          [-d SAVE_DIR] [--history N] [--exit-after N] "
+	    "[--dump-screen COLSxROWS]\n"
+	    "          [--keep] [-- COMMAND ARGS...]\n"
+	    "       %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
+	    "[-n COUNT]\n"
+	    "                 [-f pprof|collapsed|text] [-m METRIC] "
+	    "[--force] -o FILE\n"
+	    "                 [--keep] [-- COMMAND ARGS...]\n"
+	    "       %s adapters\n"
+	    "       %s help [record|adapters]\n"
+	    "       %s --version\n"
+	    "\n"
+	    "Where do async tasks wait?  asynctop samples an async runtime "
+	    "through an\n"
+	    "adapter, in back-to-back windows, and saves each window as a "
+	    "profile.\n"
+	    "\n"
+	    "commands:\n"
+	    "  record    collect windows and save them (pprof, collapsed "
+	    "stacks, text)\n"
+	    "  adapters  list the adapters, their aliases and default "
+	    "endpoints\n"
+	    "  help      this text, or 'help record'\n"
+	    "\n"
+	    "The live viewer (no command) shows the windows as they come:\n"
+	    "  -a, -e, -w, -m    as for record (-m: the first weighting)\n"
+	    "  -r HZ             refresh frequency (default 1)\n"
+	    "  -d SAVE_DIR       where S and C save (default .)\n"
+	    "  --history N       windows kept (default 120)\n"
+	    "  --exit-after N    quit after N windows\n"
+	    "  --dump-screen COLSxROWS  no terminal: print the screen as "
+	    "text and exit\n"
+	    "                    (after --exit-after windows, or the "
+	    "source's end)\n"
+	    "  -- COMMAND ARGS   start a program prepared for the adapter and watch it\n"
+	    "                    (without -a: the adapter for commands, see '%s adapters');\n"
+	    "                    its output goes to a log the header names (docs/launch.md)\n"
+	    "  --keep            leave COMMAND running when asynctop "
+	    "ends\n"
+	    "Keys: ? in the viewer, or docs/keys.md.  See asynctop(1).\n",
+	    prog, prog, prog, prog, prog, prog);
 }
 
 static void help_record(FILE *f, const char *prog)
@@ -109,18 +110,16 @@ static void help_record(FILE *f, const char *prog)
 	    "      --keep            leave COMMAND running at the end "
 	    "(default: SIGTERM,\n"
 	    "                        then SIGKILL after 2 s)\n"
-	    "  -- COMMAND ARGS...    start a Python program with the asyncio "
-	    "agent injected\n"
-	    "                        and record it (-a asyncio implied; its "
-	    "output goes to\n"
-	    "                        stderr; see docs/launch.md)\n"
+	    "  -- COMMAND ARGS...    start a program prepared for the adapter and record it\n"
+	    "                        (without -a: the adapter for commands); its output\n"
+	    "                        goes to stderr; see docs/launch.md\n"
 	    "  -h, --help            this text\n"
 	    "\n"
 	    "exit status: 0 ok; 1 I/O error or bad replay file; 2 usage, "
 	    "unknown adapter\n"
 	    "or a COMMAND that cannot start; 3 source unreachable before any "
 	    "data (or\n"
-	    "COMMAND never started asyncio); 4 no window had data; 130 "
+	    "COMMAND never became ready); 4 no window had data; 130 "
 	    "interrupted\n"
 	    "(the windows already complete are saved).\n",
 	    prog, prog);
@@ -179,11 +178,17 @@ static int list_adapters(const struct adapter_registry *reg)
 		printf("%-*s  %-*s  %-*s  %s\n", (int)wn, ops->name, (int)wa,
 		       al, (int)we, ep, ops->summary ? ops->summary : "");
 	}
+	if (reg->attach_default)
+		printf("\nWith no -a and no COMMAND: %s.\n",
+		       reg->attach_default->name);
+	if (reg->launch_default)
+		printf("%s-- COMMAND without -a: %s.\n",
+		       reg->attach_default ? "" : "\n",
+		       reg->launch_default->name);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 static int dispatch(struct opts *o, const struct adapter_registry *reg,
-                    const struct asynctop_adapter *adapters, size_t n,
                     int events, bool *abandoned)
 {
 	switch (o->cmd) {
@@ -201,17 +206,11 @@ static int dispatch(struct opts *o, const struct adapter_registry *reg,
 	case CLI_ADAPTERS:
 		return list_adapters(reg);
 	case CLI_VIEW:
-		/* An embedder's only adapter is the default one. */
-		if (!o->adapter && n == 1)
-			o->adapter = adapters[0].name;
 		return app_run(o, reg, events, abandoned);
 	case CLI_RECORD:
-		/* An embedder's only adapter is the default one. */
-		if (!o->adapter && n == 1)
-			o->adapter = adapters[0].name;
 		return record_run(o, reg, events, abandoned);
 	}
-	return RECORD_EXIT_USAGE;
+	return EXIT_USAGE;
 }
 
 /* Everything after parsing; the exit status. */
@@ -228,11 +227,11 @@ static int run_parsed(struct opts *o, enum status st, const char *err,
 
 		if (st == STATUS_NOMEM) {
 			fprintf(stderr, "%s: %s\n", o->prog, status_str(st));
-			return RECORD_EXIT_ERROR;
+			return EXIT_ERROR;
 		}
 		fprintf(stderr, "%s%s: %s\n(see '%s%s --help')\n", o->prog, sub,
 		        err, o->prog, sub);
-		return RECORD_EXIT_USAGE;
+		return EXIT_USAGE;
 	}
 	st = custom_registry_new(builtin_registry(), adapters, n, &cr, why,
 	                         sizeof(why));
@@ -240,10 +239,9 @@ static int run_parsed(struct opts *o, enum status st, const char *err,
 		fprintf(stderr,
 		        "%s: cannot offer the embedder's adapters: %s\n",
 		        o->prog, st == STATUS_NOMEM ? status_str(st) : why);
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
-	code = dispatch(o, custom_registry_get(cr), adapters, n, events,
-	                &abandoned);
+	code = dispatch(o, custom_registry_get(cr), events, &abandoned);
 	/* A source that would not stop still runs on its ops: keep them. */
 	if (!abandoned)
 		custom_registry_free(cr);

@@ -1,8 +1,9 @@
-/* Launching a program with the asyncio agent injected: the environment, the
- * private rendezvous directory, posix_spawn, waiting for the announcement,
- * and ending the program's process group. */
+/* Launching a program: the private directory, posix_spawn in its own
+ * process group with the plan's environment, its output, and ending its
+ * process group.  Runtime-specific preparation is the adapter's. */
 #include "tui/launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,15 +19,39 @@
 
 #include "model/alloc.h"
 
-#ifndef ASYNCTOP_PREFIX
-#define ASYNCTOP_PREFIX "/usr/local"
-#endif
-
 extern char **environ;
 
-#define RENDEZVOUS_ENV "ASYNCTOP_RENDEZVOUS"
-#define POLL_MS        20
-#define TAIL_BYTES     2048
+#define POLL_MS 20
+
+/* Signal names for "was killed by SIGSEGV"; others are given by number. */
+#define SIGNAL_NAME_LIST(X) \
+	X(SIGHUP)           \
+	X(SIGINT)           \
+	X(SIGQUIT)          \
+	X(SIGILL)           \
+	X(SIGTRAP)          \
+	X(SIGABRT)          \
+	X(SIGBUS)           \
+	X(SIGFPE)           \
+	X(SIGKILL)          \
+	X(SIGUSR1)          \
+	X(SIGSEGV)          \
+	X(SIGUSR2)          \
+	X(SIGPIPE)          \
+	X(SIGALRM)          \
+	X(SIGTERM)          \
+	X(SIGXCPU)          \
+	X(SIGXFSZ)          \
+	X(SIGSYS)
+
+static const struct {
+	int signo;
+	const char *name;
+} signal_names[] = {
+#define SIGNAL_NAME_ROW(s) { s, #s },
+	SIGNAL_NAME_LIST(SIGNAL_NAME_ROW)
+#undef SIGNAL_NAME_ROW
+};
 
 static uint64_t mono_ms(void)
 {
@@ -36,68 +61,62 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static bool is_file(const char *path)
+static const char *tmp_root(void)
 {
-	struct stat sb;
+	const char *tmp = getenv("TMPDIR");
 
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+	return tmp && tmp[0] == '/' ? tmp : "/tmp";
 }
 
-/* dir holds the agent and the launcher's sitecustomize. */
-static bool has_agent(const char *dir)
+enum status launch_dir_make(char *dir, size_t size, char *err, size_t errsz)
 {
-	char p[LAUNCH_PATH_MAX + 64];
+	const char *tmp = tmp_root();
+	int n = snprintf(dir, size, "%s/asynctop-launch-XXXXXX", tmp);
 
-	snprintf(p, sizeof(p), "%s/asynctop_agent/__init__.py", dir);
-	if (!is_file(p))
-		return false;
-	snprintf(p, sizeof(p), "%s/launch/sitecustomize.py", dir);
-	return is_file(p);
-}
+	if (n < 0 || (size_t)n >= size || !mkdtemp(dir)) {
+		int e = n < 0 || (size_t)n >= size ? ENAMETOOLONG : errno;
 
-enum status launch_agent_dir(char *dst, size_t size, char *err, size_t errsz)
-{
-	const char *env = getenv("ASYNCTOP_AGENT_PATH");
-	char exe[LAUNCH_PATH_MAX], cand[LAUNCH_PATH_MAX + 64];
-	ssize_t n;
-
-	if (env && *env) {
-		if (has_agent(env) &&
-		    (size_t)snprintf(dst, size, "%s", env) < size)
-			return STATUS_OK;
-		return status_errf(
-		    err, errsz, STATUS_UNREACHABLE,
-		    "ASYNCTOP_AGENT_PATH=%s holds no "
-		    "asynctop_agent/ and launch/sitecustomize.py",
-		    env);
+		if (size)
+			dir[0] = '\0';
+		return status_errf(err, errsz, STATUS_INVAL,
+		                   "cannot make a private directory in %s: %s",
+		                   tmp, strerror(e));
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		/* build/asynctop, build/san/asynctop, build/bench/asynctop */
-		for (int up = 1; up <= 3; up++) {
-			char *slash = strrchr(exe, '/');
+	return STATUS_OK;
+}
 
-			if (!slash || slash == exe)
-				break;
-			*slash = '\0';
-			snprintf(cand, sizeof(cand), "%s/adapters/asyncio",
-			         exe);
-			if (has_agent(cand) &&
-			    (size_t)snprintf(dst, size, "%s", cand) < size)
-				return STATUS_OK;
+/* Removes the entries of dir, descending depth levels more. */
+static void remove_entries(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[LAUNCH_PATH_MAX + 256];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat sb;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			if (depth > 0)
+				remove_entries(p, depth - 1);
+			rmdir(p);
+		} else {
+			unlink(p);
 		}
 	}
-	snprintf(cand, sizeof(cand), "%s/share/asynctop/python",
-	         ASYNCTOP_PREFIX);
-	if (has_agent(cand) && (size_t)snprintf(dst, size, "%s", cand) < size)
-		return STATUS_OK;
-	return status_errf(err, errsz, STATUS_UNREACHABLE,
-	                   "cannot find the asynctop Python agent (looked "
-	                   "next to the binary and in %s); reinstall, or set "
-	                   "ASYNCTOP_AGENT_PATH to the directory holding "
-	                   "asynctop_agent/",
-	                   cand);
+	closedir(d);
+}
+
+void launch_dir_remove(const char *dir)
+{
+	if (!dir || !dir[0])
+		return;
+	remove_entries(dir, 1);
+	rmdir(dir);
 }
 
 uint64_t launch_timeout_ns(void)
@@ -129,77 +148,45 @@ static void name_command(struct launch *l, char *const *argv)
 	}
 }
 
-/* Our environment without PYTHONPATH and the rendezvous, plus both. */
-static enum status make_env(const char *agent, const char *rendezvous,
-                            char ***out, char **pypath, char **rv)
+/* True when entry ("NAME=VALUE") sets a name plan->env also sets. */
+static bool replaced(const struct launch_plan *plan, const char *entry)
 {
-	const char *old = getenv("PYTHONPATH");
-	size_t n = 0, k = 0, len;
-	char **env;
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
 
-	*out = NULL;
-	*pypath = *rv = NULL;
-	while (environ && environ[n])
-		n++;
-	env = mem_calloc(n + 3, sizeof(*env));
-	if (!env)
-		return STATUS_NOMEM;
-	len = strlen(agent) * 2 + (old ? strlen(old) : 0) + 64;
-	*pypath = mem_alloc(len);
-	len = strlen(rendezvous) + sizeof(RENDEZVOUS_ENV) + 2;
-	*rv = mem_alloc(len);
-	if (!*pypath || !*rv) {
-		mem_free(env);
-		mem_free(*pypath);
-		mem_free(*rv);
-		*pypath = *rv = NULL;
-		return STATUS_NOMEM;
-	}
-	snprintf(*pypath, strlen(agent) * 2 + (old ? strlen(old) : 0) + 64,
-	         "PYTHONPATH=%s/launch:%s%s%s", agent, agent,
-	         old && *old ? ":" : "", old && *old ? old : "");
-	snprintf(*rv, len, "%s=%s", RENDEZVOUS_ENV, rendezvous);
-	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "PYTHONPATH=", 11) ||
-		    !strncmp(environ[i], RENDEZVOUS_ENV "=",
-		             sizeof(RENDEZVOUS_ENV)))
-			continue;
-		env[k++] = environ[i];
-	}
-	env[k++] = *pypath;
-	env[k++] = *rv;
-	env[k] = NULL;
-	*out = env;
-	return STATUS_OK;
+	for (size_t i = 0; i < plan->nenv; i++)
+		if (!strncmp(plan->env[i], entry, n) && plan->env[i][n] == '=')
+			return true;
+	return false;
 }
 
-static enum status make_dir(struct launch *l, char *err, size_t errsz)
+/* Our environment with plan->env on top; the strings are borrowed. */
+static enum status make_env(const struct launch_plan *plan, char ***out)
 {
-	const char *tmp = getenv("TMPDIR");
-	int n;
+	size_t n = 0, k = 0;
+	char **env;
 
-	if (!tmp || tmp[0] != '/')
-		tmp = "/tmp";
-	n = snprintf(l->dir, sizeof(l->dir), "%s/asynctop-launch-XXXXXX", tmp);
-	if (n < 0 || (size_t)n >= sizeof(l->dir) || !mkdtemp(l->dir)) {
-		int e =
-		    n < 0 || (size_t)n >= sizeof(l->dir) ? ENAMETOOLONG : errno;
-		l->dir[0] = '\0';
-		return status_errf(err, errsz, STATUS_INVAL,
-		                   "cannot make a private directory in %s: %s",
-		                   tmp, strerror(e));
-	}
-	snprintf(l->rendezvous, sizeof(l->rendezvous), "%s/announce", l->dir);
-	if (l->output == LAUNCH_OUTPUT_LOG)
-		snprintf(l->log, sizeof(l->log), "%s/output.log", l->dir);
+	while (environ && environ[n])
+		n++;
+	env = mem_calloc(n + plan->nenv + 1, sizeof(*env));
+	if (!env)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!replaced(plan, environ[i]))
+			env[k++] = environ[i];
+	for (size_t i = 0; i < plan->nenv; i++)
+		env[k++] = plan->env[i];
+	env[k] = NULL;
+	*out = env;
 	return STATUS_OK;
 }
 
 static enum status spawn(struct launch *l, char *const *argv, char **env,
                          int logfd, char *err, size_t errsz)
 {
-	static const int reset[] = { SIGINT,  SIGTERM, SIGHUP,  SIGPIPE,
-		                     SIGQUIT, SIGCHLD, SIGWINCH };
+	static const int reset[] = { SIGINT,   SIGTERM, SIGHUP,
+		                     SIGPIPE,  SIGQUIT, SIGCHLD,
+		                     SIGWINCH, SIGTSTP, SIGCONT };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, def;
@@ -246,11 +233,29 @@ static enum status spawn(struct launch *l, char *const *argv, char **env,
 	return STATUS_OK;
 }
 
-enum status launch_start(struct launch *l, char *const *argv,
-                         enum launch_output out, char *err, size_t errsz)
+/* A new log file under the temporary directory; its descriptor or -1. */
+static int open_log(struct launch *l, char *err, size_t errsz)
 {
-	char agent[LAUNCH_PATH_MAX];
-	char **env = NULL, *pypath = NULL, *rv = NULL;
+	int n = snprintf(l->log, sizeof(l->log), "%s/asynctop-output-XXXXXX",
+	                 tmp_root());
+	int fd = n > 0 && (size_t)n < sizeof(l->log) ? mkstemp(l->log) : -1;
+
+	if (fd < 0) {
+		status_errf(err, errsz, STATUS_INVAL,
+		            "cannot create a log file in %s: %s", tmp_root(),
+		            strerror(errno));
+		l->log[0] = '\0';
+		return -1;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
+enum status launch_start(struct launch *l, char *const *argv,
+                         const struct launch_plan *plan, enum launch_output out,
+                         char *err, size_t errsz)
+{
+	char **env = NULL;
 	int logfd = -1;
 	enum status st;
 
@@ -260,103 +265,22 @@ enum status launch_start(struct launch *l, char *const *argv,
 		return status_errf(err, errsz, STATUS_INVAL,
 		                   "no COMMAND to run after '--'");
 	name_command(l, argv);
-	st = launch_agent_dir(agent, sizeof(agent), err, errsz);
-	if (st != STATUS_OK)
-		return STATUS_INVAL;
-	st = make_dir(l, err, errsz);
-	if (st != STATUS_OK)
-		return st;
 	if (out == LAUNCH_OUTPUT_LOG) {
-		logfd = open(l->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		             0600);
-		if (logfd < 0) {
-			st = status_errf(err, errsz, STATUS_INVAL,
-			                 "cannot create %s: %s", l->log,
-			                 strerror(errno));
-			l->log[0] = '\0';
-			launch_end(l, false);
-			return st;
-		}
+		logfd = open_log(l, err, errsz);
+		if (logfd < 0)
+			return STATUS_INVAL;
 	}
-	st = make_env(agent, l->rendezvous, &env, &pypath, &rv);
+	st = make_env(plan, &env);
 	if (st == STATUS_OK)
 		st = spawn(l, argv, env, logfd, err, errsz);
 	if (logfd >= 0)
 		close(logfd);
 	mem_free(env);
-	mem_free(pypath);
-	mem_free(rv);
-	if (st != STATUS_OK) {
-		if (l->log[0])
-			unlink(l->log);
+	if (st != STATUS_OK && l->log[0]) {
+		unlink(l->log);
 		l->log[0] = '\0';
-		launch_end(l, false);
 	}
 	return st;
-}
-
-/* Reads up to size - 1 bytes of path from offset (negative: from the end),
- * NUL-terminated; the length, or -1. */
-static ssize_t read_part(const char *path, off_t from_end, char *dst,
-                         size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -1;
-	if (from_end > 0) {
-		off_t end = lseek(fd, 0, SEEK_END);
-
-		lseek(fd, end > from_end ? end - from_end : 0, SEEK_SET);
-	}
-	while (got + 1 < size) {
-		ssize_t r = read(fd, dst + got, size - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	dst[got] = '\0';
-	return (ssize_t)got;
-}
-
-/* Parses the announcement lines "PID PATH\n"; calls back for each whole
- * line with a valid pid.  Returns how many there were. */
-static size_t each_pid(const struct launch *l, long *pids, size_t max,
-                       size_t skip)
-{
-	char text[8192];
-	size_t n = 0;
-	char *p, *nl;
-
-	if (!l->rendezvous[0] ||
-	    read_part(l->rendezvous, 0, text, sizeof(text)) <= 0)
-		return 0;
-	for (p = text; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
-		char *end;
-		long pid;
-
-		*nl = '\0';
-		errno = 0;
-		pid = strtol(p, &end, 10);
-		if (errno || pid <= 0 || *end != ' ')
-			continue;
-		if (n >= skip && n - skip < max)
-			pids[n - skip] = pid;
-		n++;
-	}
-	return n;
-}
-
-size_t launch_others(const struct launch *l, long *pids, size_t max)
-{
-	size_t n = each_pid(l, pids, max, 1);
-
-	return n ? n - 1 : 0;
 }
 
 bool launch_exited(struct launch *l)
@@ -373,38 +297,76 @@ bool launch_exited(struct launch *l)
 	return l->exited;
 }
 
-static void describe_end(const struct launch *l, char *dst, size_t size)
+void launch_describe_end(const struct launch *l, char *dst, size_t size)
 {
-	if (WIFEXITED(l->wstatus))
+	const char *name = NULL;
+	int sig;
+
+	if (WIFEXITED(l->wstatus)) {
 		snprintf(dst, size, "exited with status %d",
 		         WEXITSTATUS(l->wstatus));
-	else if (WIFSIGNALED(l->wstatus))
-		snprintf(dst, size, "was killed by signal %d (%s)",
-		         WTERMSIG(l->wstatus), strsignal(WTERMSIG(l->wstatus)));
-	else
+		return;
+	}
+	if (!WIFSIGNALED(l->wstatus)) {
 		snprintf(dst, size, "ended");
+		return;
+	}
+	sig = WTERMSIG(l->wstatus);
+	for (size_t i = 0; i < ARRAY_SIZE(signal_names); i++)
+		if (signal_names[i].signo == sig)
+			name = signal_names[i].name;
+	if (name)
+		snprintf(dst, size, "was killed by %s", name);
+	else
+		snprintf(dst, size, "was killed by signal %d", sig);
 }
 
-/* Appends the tail of the log (the last lines of TAIL_BYTES) to err. */
-static void add_tail(const struct launch *l, char *err, size_t errsz)
+/* Reads the last size - 1 bytes (at most) of path, NUL-terminated; the
+ * length, or -1. */
+static ssize_t read_tail(const char *path, char *dst, size_t size)
 {
-	char tail[TAIL_BYTES + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	off_t end;
+
+	if (fd < 0)
+		return -1;
+	end = lseek(fd, 0, SEEK_END);
+	lseek(fd, end > (off_t)(size - 1) ? end - (off_t)(size - 1) : 0,
+	      SEEK_SET);
+	while (got + 1 < size) {
+		ssize_t r = read(fd, dst + got, size - 1 - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	dst[got] = '\0';
+	return (ssize_t)got;
+}
+
+void launch_add_tail(const struct launch *l, char *err, size_t errsz)
+{
+	char tail[LAUNCH_TAIL_BYTES + 1];
 	const char *start = tail;
 	size_t used = strlen(err);
 	ssize_t n;
 
-	if (l->output != LAUNCH_OUTPUT_LOG) {
+	if (l->output != LAUNCH_OUTPUT_LOG || !l->log[0]) {
 		snprintf(err + used, errsz - used,
 		         "\n(its output, if any, is above)");
 		return;
 	}
-	n = read_part(l->log, TAIL_BYTES, tail, sizeof(tail));
+	n = read_tail(l->log, tail, sizeof(tail));
 	if (n <= 0) {
 		snprintf(err + used, errsz - used, "\n(it printed nothing; %s)",
 		         l->log);
 		return;
 	}
-	if (n == TAIL_BYTES) { /* cut: start at a whole line */
+	if (n == LAUNCH_TAIL_BYTES) { /* cut: start at a whole line */
 		const char *nl = strchr(tail, '\n');
 		if (nl && nl[1])
 			start = nl + 1;
@@ -415,60 +377,14 @@ static void add_tail(const struct launch *l, char *err, size_t errsz)
 	         l->log, start);
 }
 
-enum status launch_wait(struct launch *l, uint64_t timeout_ns, int stop_fd,
-                        char *err, size_t errsz)
-{
-	uint64_t deadline = mono_ms() + timeout_ns / 1000000u;
-	char how[128];
-
-	for (;;) {
-		long pid;
-		struct pollfd p = { stop_fd, POLLIN, 0 };
-		bool gone = launch_exited(l);
-
-		/* an announcement counts even from a program that is gone:
-		 * the agent serves a final snapshot */
-		if (each_pid(l, &pid, 1, 0) > 0) {
-			l->agent_pid = pid;
-			snprintf(l->endpoint, sizeof(l->endpoint), "%ld", pid);
-			return STATUS_OK;
-		}
-		if (gone) {
-			describe_end(l, how, sizeof(how));
-			snprintf(err, errsz,
-			         "%s %s before it started asyncio: asynctop "
-			         "attaches when the program creates its first "
-			         "asyncio task (a Python 3.11+ program run by "
-			         "an interpreter that honours PYTHONPATH, not "
-			         "-I or -E)",
-			         l->name, how);
-			add_tail(l, err, errsz);
-			return STATUS_UNREACHABLE;
-		}
-		if (mono_ms() >= deadline) {
-			snprintf(err, errsz,
-			         "%s (pid %ld) did not start asyncio within "
-			         "%gs: asynctop attaches when the program "
-			         "creates its first asyncio task (is it an "
-			         "asyncio program, run by python3 without -I "
-			         "or -E?)",
-			         l->name, (long)l->pid,
-			         (double)timeout_ns / 1e9);
-			add_tail(l, err, errsz);
-			return STATUS_TIMEOUT;
-		}
-		if (poll(&p, stop_fd >= 0 ? 1 : 0, POLL_MS) > 0 &&
-		    (p.revents & POLLIN))
-			return STATUS_STOPPED;
-	}
-}
-
 void launch_end(struct launch *l, bool keep)
 {
 	if (l->pid && !keep && !launch_exited(l)) {
 		uint64_t deadline = mono_ms() + LAUNCH_TERM_GRACE_MS;
 
 		kill(-l->pid, SIGTERM);
+		/* a stopped group (^Z) gets the TERM only once running */
+		kill(-l->pid, SIGCONT);
 		while (!launch_exited(l) && mono_ms() < deadline)
 			poll(NULL, 0, POLL_MS);
 		/* the group too: a fork must not outlive the program */
@@ -480,10 +396,5 @@ void launch_end(struct launch *l, bool keep)
 			l->exited = true;
 		}
 	}
-	if (l->rendezvous[0])
-		unlink(l->rendezvous);
-	if (l->dir[0] && !l->log[0])
-		rmdir(l->dir);
-	l->rendezvous[0] = '\0';
 	l->pid = keep ? l->pid : 0;
 }

@@ -17,72 +17,37 @@
 #include <unistd.h>
 
 #include "adapters/worker.h"
-#include "encode/pprof.h"
 #include "model/alloc.h"
 #include "model/buf.h"
 #include "model/model.h"
 #include "tui/comments.h"
 #include "tui/events.h"
-#include "tui/launch.h"
+#include "tui/exit.h"
 #include "tui/output.h"
+#include "tui/session.h"
+#include "tui/signals.h"
 
 /* How long a source may take to stop before record gives up on it. */
 #define STOP_GRACE_MS 5000
 
-/* The write end of the self-pipe, for the handler only. */
-static volatile sig_atomic_t sig_fd = -1;
-
-static void on_signal(int signo)
-{
-	int saved = errno;
-	unsigned char b = (unsigned char)signo;
-
-	if (sig_fd >= 0 && write(sig_fd, &b, 1) < 0) {
-		/* full pipe: a signal is already pending */
-	}
-	errno = saved;
-}
-
-static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP };
-
 struct rec {
 	const struct opts *o;
-	const struct adapter_ops *ops;
-	struct adapter *a;
-	struct worker *w;
+	struct session ss;
 	struct model *m;
 	const char *output; /* o->output, or "-" for text by default */
-	int pipe[2];
+	int sigfd;
 	int events;
-	struct sigaction old[ARRAY_SIZE(handled_signals)];
-	struct sigaction old_pipe;
-	bool installed;
 	bool numbered;
-	bool replay;      /* windows carried through as loaded */
-	bool had_data;    /* a window with data was committed */
-	bool error;       /* exit 1 */
-	bool unreachable; /* exit 3, when before any data */
-	bool stopping;
-	bool abandon;      /* the source would not stop: leave it */
-	int signo;         /* first signal received */
+	bool replay;       /* windows carried through as loaded */
+	bool had_data;     /* a window with data was committed */
+	bool error;        /* exit 1 */
+	bool unreachable;  /* exit 3, when before any data */
+	int signo;         /* first stopping signal received */
 	uint64_t saved;    /* windows saved */
 	uint64_t received; /* windows taken in (data or empty) */
-	uint64_t stop_at;  /* monotonic ms deadline once stopping */
 	uint64_t count;    /* windows to take; 0: until the end */
 	struct buf enc;
-	struct launch child;  /* -- COMMAND */
-	const char *ep[1];    /* the endpoint of the launched agent */
-	char source[256];     /* "ADAPTER ENDPOINT" */
-	const char *endpoint; /* after the adapter's name in source */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void event(struct rec *r, const char *fmt, ...) PRINTF(2, 3);
 
@@ -107,54 +72,11 @@ static void fail(struct rec *r, const char *text)
 	event(r, "error %s", text);
 }
 
-/* ---- signals ------------------------------------------------------------ */
-
-static enum status install(struct rec *r)
-{
-	struct sigaction sa;
-
-	if (pipe(r->pipe) < 0)
-		return STATUS_IO;
-	for (int i = 0; i < 2; i++) {
-		fcntl(r->pipe[i], F_SETFD, FD_CLOEXEC);
-		fcntl(r->pipe[i], F_SETFL,
-		      fcntl(r->pipe[i], F_GETFL) | O_NONBLOCK);
-	}
-	sig_fd = r->pipe[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
-		sigaction(handled_signals[i], &sa, &r->old[i]);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, &r->old_pipe);
-	r->installed = true;
-	return STATUS_OK;
-}
-
-static void uninstall(struct rec *r)
-{
-	if (!r->installed)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(handled_signals); i++)
-		sigaction(handled_signals[i], &r->old[i], NULL);
-	sigaction(SIGPIPE, &r->old_pipe, NULL);
-	sig_fd = -1;
-	close(r->pipe[0]);
-	close(r->pipe[1]);
-	r->installed = false;
-}
-
 /* ---- windows ------------------------------------------------------------ */
 
 static void stop(struct rec *r)
 {
-	if (r->stopping)
-		return;
-	r->stopping = true;
-	r->stop_at = now_ms() + STOP_GRACE_MS;
-	if (r->w) /* NULL while waiting for a launched program */
-		worker_stop(r->w);
+	session_stop(&r->ss);
 }
 
 /* Saves the encoded window k; false after a reported failure. */
@@ -173,19 +95,11 @@ static bool save(struct rec *r, uint64_t k)
 	return true;
 }
 
-/* adapter_format_error with %g in the C locale, whatever an embedder set. */
 static void report(struct rec *r, const struct adapter_error *e, double seconds)
 {
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	locale_t old = c ? uselocale(c) : (locale_t)0;
 	char msg[2048];
 
-	adapter_format_error(e, r->ops->name, r->endpoint, seconds, msg,
-	                     sizeof(msg));
-	if (c) {
-		uselocale(old);
-		freelocale(c);
-	}
+	session_format_error(&r->ss, e, seconds, msg, sizeof(msg));
 	fail(r, msg);
 }
 
@@ -217,7 +131,8 @@ static void take_window(struct rec *r, const struct worker_msg *msg)
 			st = STATUS_OK;
 	}
 	if (st == STATUS_OK) {
-		comments_add(&msg->meta, r->replay, r->source, NULL, &meta, &c);
+		comments_add(&msg->meta, r->replay, r->ss.source, NULL, &meta,
+		             &c);
 		st = model_commit(r->m, &meta, &win);
 	}
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW) {
@@ -283,7 +198,7 @@ static bool take(struct rec *r, const struct worker_msg *msg)
 	switch (msg->kind) {
 	case WORKER_WINDOW:
 		/* After a stop, only windows completed before it count. */
-		if (r->stopping && msg->meta.partial)
+		if (r->ss.stopping && msg->meta.partial)
 			return true;
 		if (r->count && r->received >= r->count)
 			return true;
@@ -312,25 +227,37 @@ static bool take(struct rec *r, const struct worker_msg *msg)
 	return true;
 }
 
+/* ^Z: the launched program's group stops with us and goes on with us. */
+static void suspend(struct rec *r)
+{
+	session_pause_child(&r->ss, true);
+	signals_stop_self();
+	session_pause_child(&r->ss, false);
+}
+
 static void take_signals(struct rec *r)
 {
 	unsigned char b[16];
 	ssize_t n;
 	char msg[256];
 
-	while ((n = read(r->pipe[0], b, sizeof(b))) > 0) {
+	while ((n = read(r->sigfd, b, sizeof(b))) > 0) {
 		for (ssize_t i = 0; i < n; i++) {
-			if (!r->signo) {
+			if (b[i] == SIGTSTP) {
+				suspend(r);
+			} else if (!signals_is_stop(b[i])) {
+				continue;
+			} else if (!r->signo) {
 				r->signo = b[i];
 				event(r, "signal %d", r->signo);
 				stop(r);
-			} else if (!r->abandon) {
-				snprintf(msg, sizeof(msg),
-				         "interrupted again: not waiting "
-				         "for the %s source to stop",
-				         r->ops->name);
+			} else if (!r->ss.abandoned) {
+				snprintf(
+				    msg, sizeof(msg),
+				    "interrupted again: not waiting for the %s source to stop",
+				    r->ss.ops->name);
 				say(r, msg);
-				r->abandon = true;
+				r->ss.abandoned = true;
 			}
 		}
 	}
@@ -341,27 +268,17 @@ static void loop(struct rec *r)
 	struct pollfd p[2];
 	bool running = true;
 
-	while (running && !r->abandon) {
-		int timeout = -1, k;
+	while (running && !r->ss.abandoned) {
+		int timeout = session_stop_left_ms(&r->ss), k;
 
-		if (r->stopping) {
-			uint64_t now = now_ms();
-			if (now >= r->stop_at) {
-				char msg[256];
-				snprintf(msg, sizeof(msg),
-				         "the %s source did not stop within "
-				         "%d s; giving up on it",
-				         r->ops->name, STOP_GRACE_MS / 1000);
-				say(r, msg);
-				r->error = true;
-				r->abandon = true;
-				break;
-			}
-			timeout = (int)(r->stop_at - now);
+		if (timeout == 0) {
+			session_give_up(&r->ss);
+			r->error = true;
+			break;
 		}
-		p[0].fd = r->pipe[0];
+		p[0].fd = r->sigfd;
 		p[0].events = POLLIN;
-		p[1].fd = worker_fd(r->w);
+		p[1].fd = worker_fd(r->ss.w);
 		p[1].events = POLLIN;
 		k = poll(p, 2, timeout);
 		if (k < 0 && errno != EINTR) {
@@ -377,7 +294,7 @@ static void loop(struct rec *r)
 			continue;
 		for (;;) {
 			struct worker_msg *msg = NULL;
-			enum status st = worker_read(r->w, &msg);
+			enum status st = worker_read(r->ss.w, &msg);
 
 			if (st == STATUS_AGAIN)
 				break;
@@ -401,7 +318,7 @@ static int usage_error(const struct opts *o, const char *text)
 {
 	fprintf(stderr, "%s record: %s\n(see '%s record --help')\n", o->prog,
 	        text, o->prog);
-	return RECORD_EXIT_USAGE;
+	return EXIT_USAGE;
 }
 
 static bool is_dir(const char *path)
@@ -418,7 +335,7 @@ static int plan(struct rec *r, uint64_t *count)
 
 	*count = o->count;
 	r->numbered = o->count != 1;
-	if (!o->count_set && (r->ops->flags & ADAPTER_FINITE)) {
+	if (!o->count_set && (r->ss.ops->flags & ADAPTER_FINITE)) {
 		/* replay: every window the files hold; one file, one name */
 		*count = 0;
 		r->numbered = !(o->nendpoints == 1 && !is_dir(o->endpoints[0]));
@@ -450,7 +367,7 @@ static int check_output(struct rec *r)
 	if (output_check(r->output, r->numbered, r->o->force, msg,
 	                 sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
 	return 0;
 }
@@ -460,195 +377,62 @@ static int finish(struct rec *r)
 	int code;
 
 	if (r->signo)
-		code = RECORD_EXIT_SIGNAL + r->signo;
+		code = EXIT_SIGNAL + r->signo;
 	else if (r->error)
-		code = RECORD_EXIT_ERROR;
+		code = EXIT_ERROR;
 	else if (r->unreachable)
-		code = RECORD_EXIT_UNREACHABLE;
+		code = EXIT_UNREACHABLE;
 	else if (!r->had_data)
-		code = RECORD_EXIT_NO_DATA;
+		code = EXIT_NO_DATA;
 	else
-		code = RECORD_EXIT_OK;
+		code = EXIT_OK;
 	return code;
-}
-
-static void join_source(char *dst, size_t size, const struct adapter *a)
-{
-	snprintf(dst, size, "%s", a->ops->name);
-	for (size_t i = 0; i < a->nendpoints; i++) {
-		size_t used = strlen(dst);
-		snprintf(dst + used, size - used, "%s%s", i ? ", " : " ",
-		         a->endpoints[i]);
-	}
-}
-
-/* -- COMMAND: start it and wait for its agent; 0 or an exit status. */
-static int launch(struct rec *r)
-{
-	char err[4096];
-	enum status st;
-
-	if (install(r) != STATUS_OK) {
-		say(r, "cannot set up signal handling");
-		return RECORD_EXIT_ERROR;
-	}
-	st = launch_start(&r->child, r->o->command, LAUNCH_OUTPUT_STDERR, err,
-	                  sizeof(err));
-	if (st != STATUS_OK) {
-		fail(r, st == STATUS_NOMEM ? status_str(st) : err);
-		return st == STATUS_NOMEM ? RECORD_EXIT_ERROR
-		                          : RECORD_EXIT_USAGE;
-	}
-	event(r, "launched %ld", (long)r->child.pid);
-	st = launch_wait(&r->child, launch_timeout_ns(), r->pipe[0], err,
-	                 sizeof(err));
-	if (st == STATUS_STOPPED) {
-		take_signals(r);
-		return RECORD_EXIT_SIGNAL + (r->signo ? r->signo : SIGINT);
-	}
-	if (st != STATUS_OK) {
-		fail(r, err);
-		return RECORD_EXIT_UNREACHABLE;
-	}
-	event(r, "announced %ld", r->child.agent_pid);
-	r->ep[0] = r->child.endpoint;
-	return 0;
-}
-
-/* The other processes that announced an agent, and --keep's note. */
-static void end_child(struct rec *r)
-{
-	/* --keep once attached; a program never attached is ended */
-	bool keep = r->o->keep && r->child.agent_pid;
-	long pids[8];
-	size_t n;
-	char msg[512];
-
-	if (!r->child.pid)
-		return;
-	n = launch_others(&r->child, pids, ARRAY_SIZE(pids));
-	if (n) {
-		int used = snprintf(msg, sizeof(msg),
-		                    "other processes of %s announced an agent "
-		                    "too (attach with -e PID):",
-		                    r->child.name);
-		for (size_t i = 0; i < n && i < ARRAY_SIZE(pids); i++) {
-			event(r, "listed %ld", pids[i]);
-			if (used > 0 && (size_t)used < sizeof(msg))
-				used += snprintf(msg + used,
-				                 sizeof(msg) - (size_t)used,
-				                 " %ld", pids[i]);
-		}
-		say(r, msg);
-	}
-	if (keep && !launch_exited(&r->child)) {
-		snprintf(msg, sizeof(msg), "left %s running as pid %ld",
-		         r->child.name, (long)r->child.pid);
-		say(r, msg);
-	}
-	launch_end(&r->child, keep);
-	if (!keep)
-		event(r, "ended %ld", r->child.agent_pid);
 }
 
 static int run(struct rec *r, const struct adapter_registry *reg)
 {
 	const struct opts *o = r->o;
-	struct adapter_config cfg;
-	struct adapter_error aerr;
+	struct session_opts so = {
+		.prog = o->prog,
+		.cmd = "record",
+		.output = LAUNCH_OUTPUT_STDERR,
+		.stop_grace_ms = STOP_GRACE_MS,
+		.events = r->events,
+		.sigfd = r->sigfd,
+	};
 	struct worker_opts wo;
-	char text[2048];
 	int code;
 	enum status st;
 
-	const char *const *eps = o->endpoints;
-	size_t neps = o->nendpoints;
-	const char *adapter = o->adapter;
-
-	if (o->ncommand) {
-		/* asyncio is implied (decisions §8) */
-		if (!adapter)
-			adapter = "asyncio";
-		if (neps)
-			return usage_error(o,
-			                   "-e and '-- COMMAND' exclude each "
-			                   "other: asynctop attaches to the "
-			                   "program it starts");
-	}
-	if (!adapter) {
-		if (reg->n == 0)
-			return usage_error(o, "no adapter is available");
-		snprintf(text, sizeof(text),
-		         "no adapter given: pick one with -a (see '%s "
-		         "adapters')",
-		         o->prog);
-		return usage_error(o, text);
-	}
-	r->ops = adapter_find(reg, adapter);
-	if (!r->ops) {
-		adapter_format_unknown(reg, adapter, text, sizeof(text));
-		say(r, text);
-		return RECORD_EXIT_USAGE;
-	}
-	if (o->ncommand && strcmp(r->ops->name, "asyncio")) {
-		snprintf(text, sizeof(text),
-		         "'-- COMMAND' starts Python programs for the asyncio "
-		         "adapter, not for %s",
-		         r->ops->name);
-		return usage_error(o, text);
-	}
+	code = session_resolve(&r->ss, o, reg, &so);
+	if (code)
+		return code;
 	code = plan(r, &r->count);
 	if (code)
 		return code;
 	code = check_output(r);
 	if (code)
 		return code;
-	if (o->ncommand) {
-		code = launch(r);
-		if (code)
-			return code;
-		eps = r->ep;
-		neps = 1;
+	code = session_open(&r->ss);
+	if (code) {
+		r->signo = r->ss.signo;
+		return code;
 	}
-	adapter_config_default(&cfg);
-	cfg.loader = pprof_load;
-	cfg.load_limits = o->limits;
-	memset(&aerr, 0, sizeof(aerr));
-	st = adapter_open(r->ops, eps, neps, &cfg, &aerr, &r->a);
-	if (st != STATUS_OK) {
-		if (st == STATUS_INVAL && aerr.remediation[0]) {
-			/* e.g. asyncio with no -e: the agents to choose from */
-			fprintf(stderr, "%s record: %s\n%s\n", o->prog,
-			        aerr.detail, aerr.remediation);
-			return RECORD_EXIT_USAGE;
-		}
-		if (st == STATUS_INVAL)
-			return usage_error(o, aerr.detail[0] ? aerr.detail
-			                                     : status_str(st));
-		r->endpoint = neps ? eps[0] : "";
-		report(r, &aerr, 0.0);
-		return st == STATUS_UNREACHABLE ? RECORD_EXIT_UNREACHABLE
-		                                : RECORD_EXIT_ERROR;
-	}
-	join_source(r->source, sizeof(r->source), r->a);
-	r->endpoint = r->source + strlen(r->ops->name);
-	r->endpoint += *r->endpoint == ' ';
-	r->replay = (r->ops->flags & ADAPTER_FINITE) != 0;
-
+	r->replay = (r->ss.ops->flags & ADAPTER_FINITE) != 0;
 	st = model_new(NULL, &r->m);
-	if (st == STATUS_OK && !r->installed && install(r) != STATUS_OK)
-		st = STATUS_IO;
 	memset(&wo, 0, sizeof(wo));
 	wo.window_ns = o->window_ns;
 	wo.refresh_ns = o->window_ns;
 	wo.max_windows = r->count;
 	if (st == STATUS_OK)
-		st = worker_start(r->a, &wo, &r->w);
+		st = session_start(&r->ss, &wo);
 	if (st != STATUS_OK) {
+		char text[256];
+
 		snprintf(text, sizeof(text), "cannot start recording: %s",
 		         status_str(st));
 		say(r, text);
-		return RECORD_EXIT_ERROR;
+		return EXIT_ERROR;
 	}
 	loop(r);
 	return finish(r);
@@ -662,20 +446,21 @@ int record_run(const struct opts *o, const struct adapter_registry *reg,
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	r.pipe[0] = r.pipe[1] = -1;
 	buf_init(&r.enc);
 	r.events = events;
 	if (o->notice[0])
 		say(&r, o->notice);
-	code = run(&r, reg);
-	if (!r.abandon) {
-		worker_free(r.w);
-		adapter_close(r.a);
+	r.sigfd = signals_install();
+	if (r.sigfd < 0) {
+		say(&r, "cannot set up signal handling");
+		code = EXIT_ERROR;
+	} else {
+		code = run(&r, reg);
 	}
-	end_child(&r);
-	uninstall(&r);
+	session_close(&r.ss);
+	signals_restore();
 	model_free(r.m);
 	buf_fini(&r.enc);
-	*abandoned = r.abandon;
+	*abandoned = r.ss.abandoned;
 	return code;
 }

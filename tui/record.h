@@ -12,18 +12,7 @@
 #include "model/base.h"
 #include "model/status.h"
 #include "tui/cli.h"
-
-/* Exit statuses of asynctop (decisions §4); the first that applies wins:
- * a signal: 128 + its number, so 130 for SIGINT; usage, error, unreachable,
- * no data, success. */
-enum record_exit {
-	RECORD_EXIT_OK = 0,
-	RECORD_EXIT_ERROR = 1, /* I/O, bad or missing replay file, other */
-	RECORD_EXIT_USAGE = 2, /* usage, unknown adapter, no COMMAND */
-	RECORD_EXIT_UNREACHABLE = 3, /* source unreachable before any data */
-	RECORD_EXIT_NO_DATA = 4,     /* no window had data */
-	RECORD_EXIT_SIGNAL = 128,    /* + the signal number */
-};
+#include "tui/exit.h"
 
 /* Runs `record` as o (borrowed) says, with the adapters of reg (borrowed).
  * Writes errors as paragraphs on stderr, files as -o says (text may go to
@@ -31,10 +20,10 @@ enum record_exit {
  * in tui/events.h):
  * "state S", "window K committed", "window K empty", "saved PATH",
  * "signal N", "error MESSAGE", one per line (the caller adds "exit N").
- * Installs handlers for SIGINT, SIGTERM and SIGHUP and ignores SIGPIPE for
- * its duration, restoring the previous dispositions before returning. * Blocks
- * until the windows asked for are saved, the source ends, or a signal; returns
- * an exit status (enum record_exit).  *abandoned is set when the source would
+ * Installs the signal self-pipe (tui/signals.h) for its duration and puts
+ * the previous dispositions back before returning.  Blocks until the
+ * windows asked for are saved, the source ends, or a signal; returns
+ * an exit status (enum asynctop_exit).  *abandoned is set when the source would
  * not stop (a second signal, or 5 s after a stop request): its worker thread is
  * then left running, and the adapter and reg must not be freed. */
 int record_run(const struct opts *o, const struct adapter_registry *reg,

@@ -1,4 +1,4 @@
-/* Terminal set-up and restore, signals, resize, suspend, input. */
+/* Terminal set-up and restore, crash signals, resize, suspend, input. */
 #include "tui/term.h"
 
 #include <errno.h>
@@ -15,33 +15,17 @@
 
 #include "tui/curses_inc.h"
 #include "tui/keymap.h"
+#include "tui/signals.h"
 
 /* State the signal handlers need: set before they are installed. */
-static volatile sig_atomic_t sig_pipe_w = -1;
-static int sig_pipe_r = -1;
 static int crash_fd = -1;
 static struct termios crash_tios;
 static char crash_reset[256];
 static size_t crash_reset_len;
 
-static const int pipe_signals[] = { SIGINT,   SIGTERM, SIGHUP, SIGQUIT,
-	                            SIGWINCH, SIGTSTP, SIGCONT };
-static struct sigaction pipe_old[ARRAY_SIZE(pipe_signals)];
-static struct sigaction pipe_old_sigpipe;
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 static struct sigaction crash_old[ARRAY_SIZE(crash_signals)];
 static bool crash_installed;
-
-static void on_signal(int signo)
-{
-	int saved = errno;
-	unsigned char b = (unsigned char)signo;
-
-	if (sig_pipe_w >= 0 && write(sig_pipe_w, &b, 1) < 0) {
-		/* full: a wake-up is already pending */
-	}
-	errno = saved;
-}
 
 static void on_crash(int signo)
 {
@@ -55,44 +39,6 @@ static void on_crash(int signo)
 		if (crash_signals[i] == signo)
 			sigaction(signo, &crash_old[i], NULL);
 	raise(signo);
-}
-
-int term_signals_install(void)
-{
-	struct sigaction sa;
-	int p[2];
-
-	if (pipe(p) < 0)
-		return -1;
-	for (int i = 0; i < 2; i++) {
-		fcntl(p[i], F_SETFD, FD_CLOEXEC);
-		fcntl(p[i], F_SETFL, fcntl(p[i], F_GETFL) | O_NONBLOCK);
-	}
-	sig_pipe_r = p[0];
-	sig_pipe_w = p[1];
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(pipe_signals); i++)
-		sigaction(pipe_signals[i], &sa, &pipe_old[i]);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, &pipe_old_sigpipe);
-	return p[0];
-}
-
-void term_signals_restore(void)
-{
-	int w = sig_pipe_w;
-
-	if (sig_pipe_r < 0)
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(pipe_signals); i++)
-		sigaction(pipe_signals[i], &pipe_old[i], NULL);
-	sigaction(SIGPIPE, &pipe_old_sigpipe, NULL);
-	sig_pipe_w = -1;
-	close(sig_pipe_r);
-	close(w);
-	sig_pipe_r = -1;
 }
 
 static void reset_add(const char *cap, const char *fallback)
@@ -269,19 +215,11 @@ void term_close(struct term *t)
 
 void term_suspend(struct term *t)
 {
-	struct sigaction sa, old;
-
 	if (!t->open)
 		return;
 	endwin();
 	tcsetattr(t->fd, TCSANOW, &crash_tios);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTSTP, &sa, &old);
-	raise(SIGTSTP);
-	/* stopped here until SIGCONT */
-	sigaction(SIGTSTP, &old, NULL);
+	signals_stop_self();
 	reset_prog_mode();
 	term_resize(t);
 }

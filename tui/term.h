@@ -1,7 +1,8 @@
 /* The terminal: curses on /dev/tty (stdin and stdout stay free), raw mode,
- * colours or monochrome (NO_COLOR), the signal self-pipe, resize and
- * suspend, and a reset that also runs from crash signals (precomputed,
- * async-signal-safe: write + tcsetattr, no curses in handlers). */
+ * colours or monochrome (NO_COLOR), resize and suspend (the signal
+ * self-pipe is tui/signals.h), and a reset that also runs from crash signals
+ * (precomputed, async-signal-safe: write + tcsetattr, no curses in handlers).
+ */
 #ifndef ASYNCTOP_TUI_TERM_H
 #define ASYNCTOP_TUI_TERM_H
 
@@ -23,13 +24,6 @@ struct term {
 	size_t cols, rows;
 	int attrs[EL_COUNT]; /* curses attributes per element */
 };
-
-/* Installs the self-pipe handlers for SIGINT, SIGTERM, SIGHUP, SIGQUIT,
- * SIGWINCH, SIGTSTP and SIGCONT (each writes its number as one byte) and
- * ignores SIGPIPE.  Returns the read end (non-blocking) or -1. */
-int term_signals_install(void);
-/* Puts back the previous dispositions and closes the pipe. */
-void term_signals_restore(void);
 
 /* Opens curses on /dev/tty: raw, no echo, keypad, mouse, ESC delay 25 ms,
  * invisible cursor, colours unless NO_COLOR is set and non-empty or the
