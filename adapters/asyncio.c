@@ -16,9 +16,12 @@
  * - HELLO asks for versions 1..1. */
 #include "adapters/asyncio.h"
 
+#include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "adapters/asyncio_int.h"
@@ -438,6 +441,25 @@ static enum status aio_open(struct adapter *a, struct adapter_error *err)
 	return STATUS_OK;
 }
 
+/* An agent killed by a signal leaves its socket behind: once its process
+ * is gone, the sockets it could have used (PID.sock) are removed. */
+static void remove_dead_socket(const struct asyncio_endpoint *ep)
+{
+	char tail[32];
+
+	if (ep->pid <= 0 || kill((pid_t)ep->pid, 0) == 0 || errno != ESRCH)
+		return;
+	snprintf(tail, sizeof(tail), "/%ld.sock", ep->pid);
+	for (size_t i = 0; i < ep->npaths; i++) {
+		size_t n = strlen(ep->path[i]), t = strlen(tail);
+		struct stat sb;
+
+		if (n > t && !strcmp(ep->path[i] + n - t, tail) &&
+		    lstat(ep->path[i], &sb) == 0 && S_ISSOCK(sb.st_mode))
+			unlink(ep->path[i]);
+	}
+}
+
 static void aio_close(struct adapter *a)
 {
 	struct aio *p = a->priv;
@@ -447,6 +469,7 @@ static void aio_close(struct adapter *a)
 		(void)aio_send_frame(p, ASYNCIO_BYE, NULL, 0,
 		                     u64_add_sat(collect_now(), 10 * MS), &f);
 	aio_reset(p);
+	remove_dead_socket(&p->ep);
 	mem_free(p->strs);
 	mem_free(p->stks);
 	mem_free(p->frame_pool);

@@ -885,6 +885,51 @@ static bool term_shows(struct tmux_events *e, size_t mark, bool drawing,
 	}
 }
 
+/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
+static char proc_state(long pid)
+{
+	char path[64], text[512];
+	struct buf b;
+	const char *close;
+	char st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	buf_init(&b);
+	if (tu_read_file(path, &b) == STATUS_OK && b.len < sizeof(text)) {
+		memcpy(text, b.data, b.len);
+		text[b.len] = '\0';
+		close = strrchr(text, ')');
+		if (close && close[1] == ' ')
+			st = close[2];
+	}
+	buf_fini(&b);
+	return st;
+}
+
+/* Waits until the launched program is stopped (or running again). */
+static void expect_child(struct demo *d, long child, bool stopped)
+{
+	uint64_t until = tmux_now_ms() + TMUX_WAIT_MS;
+
+	while ((proc_state(child) == 'T') != stopped) {
+		ck_assert_msg(tmux_now_ms() < until,
+		              "the program (pid %ld) is %s", child,
+		              stopped ? "still running" : "still stopped");
+		tmux_events_pump(&d->ev, 20);
+	}
+}
+
+/* The pid of the launched program, from the events read so far. */
+static long launched_pid(struct demo *d)
+{
+	const char *s = buf_cstr(&d->ev.seen), *at;
+
+	for (at = strstr(s, "launched "); at; at = strstr(at + 1, "launched "))
+		if (at == s || at[-1] == '\n')
+			return strtol(at + 9, NULL, 10);
+	return 0;
+}
+
 /* The viewer stopped, with the terminal as the shell needs it. */
 static void expect_stopped(struct demo *d, const struct tmux_pty *pty,
                            size_t mark)
@@ -930,6 +975,7 @@ START_TEST(demo_pty_suspend_resume)
 	struct tmux_pty pty;
 	char line[64];
 	pid_t shell, viewer;
+	long child;
 	uint64_t until;
 	int status;
 	size_t mark;
@@ -950,13 +996,18 @@ START_TEST(demo_pty_suspend_resume)
 	ck_assert_int_gt(viewer, 0);
 	wait_first_window(&d);
 	TMUX_WAIT(&d.ev, "drawn", TMUX_WAIT_MS);
+	child = launched_pid(&d);
+	ck_assert_int_gt(child, 0);
 
-	/* kill -TSTP, as from another terminal */
+	/* kill -TSTP, as from another terminal: the program (in a process
+	 * group of its own) stops and goes on with the viewer */
 	drain(&d.ev);
 	mark = d.ev.out.len;
 	ck_assert_int_eq(kill(viewer, SIGTSTP), 0);
 	expect_stopped(&d, &pty, mark);
+	expect_child(&d, child, true);
 	expect_resumed(&d, viewer, &pty, "p", "weight-polls");
+	expect_child(&d, child, false);
 
 	/* Ctrl-Z, a key in raw mode */
 	drain(&d.ev);
@@ -964,7 +1015,9 @@ START_TEST(demo_pty_suspend_resume)
 	ck_assert_int_eq(write(pty.master, "\032", 1), 1);
 	TMUX_WAIT(&d.ev, "action suspend", TMUX_WAIT_MS);
 	expect_stopped(&d, &pty, mark);
+	expect_child(&d, child, true);
 	expect_resumed(&d, viewer, &pty, "b", "weight-busy");
+	expect_child(&d, child, false);
 
 	ck_assert_int_eq(write(pty.master, "q", 1), 1);
 	TMUX_WAIT(&d.ev, "exit 0", DEMO_MS);

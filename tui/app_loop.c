@@ -38,7 +38,8 @@ struct run {
 	const struct opts *o;
 	struct app app;
 	struct session ss;
-	char endpoint[1024]; /* the header's, borrowed by app */
+	char endpoint[1024];  /* the header's, borrowed by app */
+	char child_line[512]; /* the status line once the program ended */
 	struct saver *saver;
 	struct term t;
 	struct screen s;
@@ -80,6 +81,45 @@ static void react(struct run *r, unsigned flags)
 	}
 }
 
+/* The status line of an ended program: how it ended and the last line of
+ * its output, from msg (session_child_ended's paragraph). */
+static void child_status(struct run *r, const char *msg)
+{
+	const char *nl = strchr(msg, '\n'), *last = NULL;
+	const char *end = msg + strlen(msg);
+
+	/* the tail follows its heading line; its last line is at the end */
+	if (nl && strchr(nl + 1, '\n')) {
+		last = end;
+		while (last > msg && last[-1] != '\n')
+			last--;
+	}
+	snprintf(r->child_line, sizeof(r->child_line), "%.*s%s%.200s",
+	         (int)(nl ? nl - msg : end - msg), msg, last ? ": " : "",
+	         last ? last : "");
+}
+
+/* The launched program ended by itself: the viewer says so (the body
+ * without a window, the status line with one), stops the source rather
+ * than retrying it, and keeps its windows browsable and saveable. */
+static void check_child(struct run *r)
+{
+	char msg[sizeof(r->app.error)];
+
+	if (session_child_ended(&r->ss, msg, sizeof(msg))) {
+		snprintf(r->app.error, sizeof(r->app.error), "%s", msg);
+		r->app.error_bad = false;
+		child_status(r, msg);
+		session_stop(&r->ss);
+		r->dirty = true;
+	}
+	if (r->child_line[0]) {
+		snprintf(r->app.status, sizeof(r->app.status), "%s",
+		         r->child_line);
+		r->app.status_error = false;
+	}
+}
+
 static void take_signals(struct run *r)
 {
 	unsigned char b[32];
@@ -98,6 +138,9 @@ static void take_signals(struct run *r)
 			case SIGCONT:
 				term_resize(&r->t);
 				r->dirty = r->repaint = true;
+				break;
+			case SIGCHLD:
+				check_child(r);
 				break;
 			default:
 				if (!signals_is_stop(b[i]))
@@ -144,16 +187,20 @@ static void take_worker(struct run *r)
 	for (;;) {
 		struct worker_msg *msg = NULL;
 		enum status st = worker_read(r->ss.w, &msg);
+		bool keep;
 
 		if (st != STATUS_OK)
 			return;
 		app_set_now(&r->app, r->dump ? 0 : mono_ns());
-		app_take(&r->app, msg);
+		keep = session_screen(&r->ss, msg);
+		if (keep)
+			app_take(&r->app, msg);
 		if (msg->kind == WORKER_DONE)
 			r->ss.worker_done = true;
-		if (r->dump && !r->app.o.replay)
+		if (keep && r->dump && !r->app.o.replay)
 			dump_at_failure(r, msg);
 		worker_msg_free(msg);
+		check_child(r);
 		r->dirty = true;
 		if (r->o->exit_after && r->app.committed >= r->o->exit_after)
 			r->quit = true;

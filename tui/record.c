@@ -20,6 +20,7 @@
 #include "model/alloc.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tui/app.h"
 #include "tui/comments.h"
 #include "tui/events.h"
 #include "tui/exit.h"
@@ -38,6 +39,8 @@ struct rec {
 	int sigfd;
 	int events;
 	bool numbered;
+	bool auto_name;    /* no -o with a command: named as the viewer saves */
+	bool child_ended;  /* the launched program ended by itself */
 	bool replay;       /* windows carried through as loaded */
 	bool had_data;     /* a window with data was committed */
 	bool error;        /* exit 1 */
@@ -80,11 +83,26 @@ static void stop(struct rec *r)
 }
 
 /* Saves the encoded window k; false after a reported failure. */
-static bool save(struct rec *r, uint64_t k)
+static bool save(struct rec *r, uint64_t k, const struct window *win)
 {
-	char written[4096 + 32], msg[8448];
+	char written[4096 + 32], msg[8448], name[4096];
+	const char *output = r->output;
+	bool numbered = r->numbered;
 
-	if (output_save(r->output, r->o, r->numbered, k, r->saved == 0, &r->enc,
+	if (r->auto_name) {
+		int metric = r->o->format == CLI_FORMAT_COLLAPSED
+		                 ? (int)r->o->metric
+		                 : -1;
+
+		if (app_save_path(name, sizeof(name), ".", r->ss.ops->name, win,
+		                  metric) != STATUS_OK) {
+			fail(r, "cannot name the file to save");
+			return false;
+		}
+		output = name;
+		numbered = false;
+	}
+	if (output_save(output, r->o, numbered, k, r->saved == 0, &r->enc,
 	                written, sizeof(written), msg,
 	                sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
@@ -164,7 +182,7 @@ static void take_window(struct rec *r, const struct worker_msg *msg)
 		r->error = true;
 		return;
 	}
-	if (!save(r, msg->index)) {
+	if (!save(r, msg->index, win)) {
 		r->error = true;
 		stop(r);
 	}
@@ -197,8 +215,9 @@ static bool take(struct rec *r, const struct worker_msg *msg)
 {
 	switch (msg->kind) {
 	case WORKER_WINDOW:
-		/* After a stop, only windows completed before it count. */
-		if (r->ss.stopping && msg->meta.partial)
+		/* After a stop, only windows completed before it count; when
+		 * the program ended, its last partial window too. */
+		if (r->ss.stopping && msg->meta.partial && !r->child_ended)
 			return true;
 		if (r->count && r->received >= r->count)
 			return true;
@@ -227,6 +246,19 @@ static bool take(struct rec *r, const struct worker_msg *msg)
 	return true;
 }
 
+/* The launched program ended by itself: say how, and end the recording
+ * with the window in progress. */
+static void check_child(struct rec *r)
+{
+	char msg[4096];
+
+	if (!session_child_ended(&r->ss, msg, sizeof(msg)))
+		return;
+	say(r, msg);
+	r->child_ended = true;
+	stop(r);
+}
+
 /* ^Z: the launched program's group stops with us and goes on with us. */
 static void suspend(struct rec *r)
 {
@@ -245,6 +277,8 @@ static void take_signals(struct rec *r)
 		for (ssize_t i = 0; i < n; i++) {
 			if (b[i] == SIGTSTP) {
 				suspend(r);
+			} else if (b[i] == SIGCHLD) {
+				check_child(r);
 			} else if (!signals_is_stop(b[i])) {
 				continue;
 			} else if (!r->signo) {
@@ -304,8 +338,10 @@ static void loop(struct rec *r)
 				running = false;
 				break;
 			}
-			running = take(r, msg);
+			if (session_screen(&r->ss, msg))
+				running = take(r, msg);
 			worker_msg_free(msg);
+			check_child(r);
 			if (!running)
 				break;
 		}
@@ -340,7 +376,17 @@ static int plan(struct rec *r, uint64_t *count)
 		*count = 0;
 		r->numbered = !(o->nendpoints == 1 && !is_dir(o->endpoints[0]));
 	}
+	if (!o->count_set && o->ncommand) {
+		/* a program's whole run, as a profiler of one would */
+		*count = 0;
+		r->numbered = true;
+	}
 	r->output = o->output;
+	if (!r->output && o->ncommand && o->format != CLI_FORMAT_TEXT) {
+		r->auto_name = true;
+		r->output = "";
+		return 0;
+	}
 	if (!r->output) {
 		if (o->format != CLI_FORMAT_TEXT)
 			return usage_error(o, "-o FILE is required (-o - "
@@ -364,6 +410,8 @@ static int check_output(struct rec *r)
 {
 	char msg[8448];
 
+	if (r->auto_name)
+		return 0;
 	if (output_check(r->output, r->numbered, r->o->force, msg,
 	                 sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
@@ -380,7 +428,7 @@ static int finish(struct rec *r)
 		code = EXIT_SIGNAL + r->signo;
 	else if (r->error)
 		code = EXIT_ERROR;
-	else if (r->unreachable)
+	else if (r->unreachable && !r->child_ended)
 		code = EXIT_UNREACHABLE;
 	else if (!r->had_data)
 		code = EXIT_NO_DATA;

@@ -21,6 +21,9 @@
 #define READY_POLL_MS 20
 /* The farthest a misspelt adapter name may be from a suggestion. */
 #define SUGGEST_MAX_DISTANCE 2
+/* How long an error of a launched program waits for the program's exit
+ * (its connection closes just before it can be reaped). */
+#define CHILD_REAP_WAIT_MS 100
 
 static uint64_t now_ms(void)
 {
@@ -461,6 +464,35 @@ bool session_child_ended(struct session *s, char *msg, size_t size)
 	return true;
 }
 
+/* True once the launched program is reaped, waiting up to wait_ms. */
+static bool child_gone(struct session *s, unsigned wait_ms)
+{
+	uint64_t until = now_ms() + wait_ms;
+
+	while (!launch_exited(&s->child)) {
+		if (now_ms() >= until)
+			return false;
+		poll(NULL, 0, 5);
+	}
+	return true;
+}
+
+bool session_screen(struct session *s, struct worker_msg *msg)
+{
+	bool failing =
+	    msg->kind == WORKER_ERROR ||
+	    (msg->kind == WORKER_STATE &&
+	     (msg->state == SOURCE_RETRYING || msg->state == SOURCE_LOST));
+
+	if (!s->child.pid || !failing)
+		return true;
+	if (child_gone(s, msg->kind == WORKER_ERROR ? CHILD_REAP_WAIT_MS : 0))
+		return false;
+	if (msg->kind == WORKER_ERROR)
+		msg->err.remediation[0] = '\0';
+	return true;
+}
+
 void session_pause_child(struct session *s, bool stop)
 {
 	if (s->child.pid && !launch_exited(&s->child))
@@ -531,13 +563,15 @@ static void end_child(struct session *s)
 
 void session_close(struct session *s)
 {
-	if (!s->abandoned) {
+	/* the program ends before the adapter closes, so that the adapter can
+	 * clean up after it (an agent's socket) */
+	if (!s->abandoned)
 		worker_free(s->w);
-		adapter_close(s->a);
-	}
 	s->w = NULL;
-	s->a = NULL;
 	end_child(s);
+	if (!s->abandoned)
+		adapter_close(s->a);
+	s->a = NULL;
 	/* a kept program still uses its directory (its agent's rendezvous) */
 	if (!s->child.pid || s->child.exited)
 		launch_dir_remove(s->plan.dir);

@@ -86,6 +86,17 @@ void session_drain(struct session *s);
  * with the last lines of its output.  Never blocks. */
 bool session_child_ended(struct session *s, char *msg, size_t size);
 
+/* Looks at a worker message (borrowed, may be changed) of a launched
+ * program before the front end takes it.  An error or a retry once the
+ * program has ended is dropped (false): what the front end reports is the
+ * program's end (session_child_ended), never an unreachable source; an
+ * error arriving while it runs waits up to 100 ms for it to be reaped,
+ * since the program's exit closes its connection first.  Errors of a
+ * program asynctop started lose their remediation (how to make a program
+ * reachable does not apply to it).  True for every message of a session
+ * without a launched program.  Blocks up to 100 ms. */
+bool session_screen(struct session *s, struct worker_msg *msg);
+
 /* Job control: stops (SIGSTOP) or continues (SIGCONT) the launched
  * program's process group, which a ^Z at the terminal does not reach (it
  * runs in a group of its own).  A no-op without a running program. */

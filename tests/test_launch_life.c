@@ -1,0 +1,212 @@
+/* A launched program's whole life, with the real binary: when the program
+ * ends by itself (an exit status, a signal) asynctop says how, never that
+ * the source is unreachable or must opt in; record keeps every window up
+ * to the end (the last one partial) and exits 0; the viewer shows the end
+ * and the last line of output; the launch directory and the agent's socket
+ * are gone afterwards.  The program (tests/data/launch/ends.py) ends when
+ * the test creates a file, once a window has been committed. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/buf.h"
+#include "tests/launch_util.h"
+#include "tests/util.h"
+
+/* Runs asynctop with args, then `-- python3 ends.py how arg`; once window
+ * 1 is committed, tells the program to end; collects asynctop's exit,
+ * output and every event. */
+static void run_to_end(struct lu_run *r, const char *const *args,
+                       const char *how, const char *arg)
+{
+	char app[4200], when[640], whenv[700], fifo[640];
+	const char *argv[32], *extra[] = { whenv, NULL };
+	struct buf seen;
+	size_t n = 0;
+	int fd, made;
+
+	lu_data(app, sizeof(app), "ends.py");
+	lu_in_dir(when, sizeof(when), r, "ends.now");
+	snprintf(whenv, sizeof(whenv), "ENDS_WHEN=%s", when);
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--";
+	argv[n++] = "python3";
+	argv[n++] = app;
+	argv[n++] = how;
+	argv[n++] = arg;
+	argv[n] = NULL;
+	fd = lu_events_fifo(r, fifo, sizeof(fifo));
+	lu_start(r, argv, extra, ".fifo");
+	buf_init(&seen);
+	ck_assert_msg(lu_wait_event(fd, &seen, "window 1 committed", NULL),
+	              "no window was committed: %s", buf_cstr(&seen));
+	made = open(when, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(made, 0);
+	close(made);
+	lu_collect(r);
+	for (;;) { /* what asynctop said after the window */
+		char chunk[512];
+		ssize_t k = read(fd, chunk, sizeof(chunk));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		buf_add(&seen, chunk, (size_t)k);
+	}
+	close(fd);
+	unlink(fifo);
+	buf_reset(&r->events);
+	buf_add(&r->events, seen.data, seen.len);
+	lu_text(&r->events);
+	buf_fini(&seen);
+}
+
+/* No agent socket is left in the agents' directory (XDG_RUNTIME_DIR). */
+static void assert_no_socket(const struct lu_run *r)
+{
+	char sub[640];
+	DIR *d;
+	struct dirent *e;
+
+	lu_in_dir(sub, sizeof(sub), r, "asynctop");
+	d = opendir(sub);
+	while (d && (e = readdir(d)) != NULL)
+		ck_assert_msg(!strstr(e->d_name, ".sock"),
+		              "agent socket left: %s", e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* What asynctop must never say of a program it launched itself. */
+static void assert_not_unreachable(const char *text)
+{
+	ck_assert_msg(!strstr(text, "not reachable"), "%s", text);
+	ck_assert_msg(!strstr(text, "unreachable"), "%s", text);
+	ck_assert_msg(!strstr(text, "opt in") && !strstr(text, "opt-in"), "%s",
+	              text);
+	ck_assert_msg(!strstr(text, "asynctop_agent.start"), "%s", text);
+}
+
+/* record without -n: every window until the program exits with status 1,
+ * the last one partial; exit 0; how it ended on stderr. */
+START_TEST(life_record_exit_status)
+{
+	const char *args[] = { "asynctop", "record", "-w", "0.5", "-f",
+		               "text",     "-o",     "-",  NULL };
+	char want[4400], app[4200];
+	struct lu_run r;
+	long child;
+
+	if (!lu_can_run("life_record_exit_status"))
+		return;
+	lu_init(&r);
+	run_to_end(&r, args, "exit", "1");
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_data(app, sizeof(app), "ends.py");
+	snprintf(want, sizeof(want), "`python3 %s exit 1` exited with status 1",
+	         app);
+	ck_assert_msg(strstr(r.p.err.data, want) != NULL, "%s", r.p.err.data);
+	assert_not_unreachable(r.p.err.data);
+	/* window 1 and at least the partial one it ended in */
+	ck_assert_uint_ge(lu_count_events(&r, "saved "), 2);
+	ck_assert_msg(strstr(r.p.out.data, "window 1 ") != NULL, "%s",
+	              r.p.out.data);
+	ck_assert_msg(strstr(r.p.out.data, "partial: ") != NULL, "%s",
+	              r.p.out.data);
+	ck_assert_msg(strstr(r.events.data, "child exited with status 1\n"),
+	              "%s", r.events.data);
+	child = lu_event_pid(&r, "launched");
+	lu_assert_gone(child);
+	lu_assert_no_launch_dir(&r);
+	assert_no_socket(&r);
+	lu_fini(&r);
+}
+END_TEST
+
+/* record without -n and -o: files named as the viewer saves them; the
+ * program killed by SIGSEGV; its directory and socket are gone. */
+START_TEST(life_record_killed_named_files)
+{
+	const char *args[] = { "asynctop", "record", "-w", "0.5", NULL };
+	struct lu_run r;
+	DIR *d;
+	struct dirent *e;
+	size_t files = 0;
+
+	if (!lu_can_run("life_record_killed_named_files"))
+		return;
+	lu_init(&r);
+	run_to_end(&r, args, "signal", "SIGSEGV");
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ck_assert_msg(strstr(r.p.err.data, "` was killed by SIGSEGV") != NULL,
+	              "%s", r.p.err.data);
+	assert_not_unreachable(r.p.err.data);
+	d = opendir(r.dir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t n = strlen(e->d_name);
+
+		if (!strncmp(e->d_name, "asynctop-asyncio-", 17) && n > 6 &&
+		    !strcmp(e->d_name + n - 6, ".pb.gz"))
+			files++;
+	}
+	closedir(d);
+	/* window 1 at least: a killed agent sends no final snapshot */
+	ck_assert_uint_ge(files, 1);
+	ck_assert_uint_eq(files, lu_count_events(&r, "saved "));
+	lu_assert_gone(lu_event_pid(&r, "launched"));
+	lu_assert_no_launch_dir(&r);
+	assert_no_socket(&r);
+	lu_fini(&r);
+}
+END_TEST
+
+/* The viewer: the program's end and its last line of output on screen,
+ * its windows kept, no retrying, exit 0. */
+START_TEST(life_viewer_shows_the_end)
+{
+	const char *args[] = { "asynctop",      "-w",     "0.5",
+		               "--dump-screen", "200x16", NULL };
+	struct lu_run r;
+
+	if (!lu_can_run("life_viewer_shows_the_end"))
+		return;
+	lu_init(&r);
+	run_to_end(&r, args, "exit", "3");
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ck_assert_msg(strstr(r.p.out.data, "exit 3` exited with status 3: "
+	                                   "ends: last words before exit 3"),
+	              "%s", r.p.out.data);
+	ck_assert_msg(strstr(r.p.out.data, "window 1/") == NULL, "%s",
+	              r.p.out.data);
+	assert_not_unreachable(r.p.out.data);
+	ck_assert_msg(!strstr(r.events.data, "state retrying"), "%s",
+	              r.events.data);
+	lu_assert_gone(lu_event_pid(&r, "launched"));
+	lu_assert_no_launch_dir(&r);
+	assert_no_socket(&r);
+	lu_fini(&r);
+}
+END_TEST
+
+Suite *suite_launch_life(void);
+Suite *suite_launch_life(void)
+{
+	Suite *s = suite_create("launch_life");
+	TCase *tc = tcase_create("launch_life");
+
+	tcase_set_timeout(tc, 3 * LIMIT_S);
+	tcase_add_test(tc, life_record_exit_status);
+	tcase_add_test(tc, life_record_killed_named_files);
+	tcase_add_test(tc, life_viewer_shows_the_end);
+	suite_add_tcase(s, tc);
+	return s;
+}
