@@ -119,6 +119,32 @@ static enum status hello(struct adapter *a, struct collect *c,
 	return STATUS_OK;
 }
 
+/* Found without -e and its process gone: the program may have restarted
+ * (a new pid, the same command line); if exactly one live agent runs that
+ * command, it is the one to connect to from now on. */
+static void rediscover(struct aio *p)
+{
+	char dirs[4][ASYNCIO_PATH_MAX];
+	size_t nd = asyncio_endpoint_dirs(dirs, 4);
+	struct asyncio_agent ag;
+
+	if (!p->discovered || p->ep.pid <= 0 ||
+	    kill((pid_t)p->ep.pid, 0) == 0 || errno != ESRCH)
+		return;
+	if (asyncio_endpoint_find((const char(*)[ASYNCIO_PATH_MAX])dirs, nd,
+	                          (long)geteuid(), p->cmd, &ag) != STATUS_OK ||
+	    ag.pid <= 0)
+		return;
+	/* the socket where the list found it: the new process's own
+	 * environment need not say where it is */
+	memset(&p->ep, 0, sizeof(p->ep));
+	snprintf(p->ep.path[0], sizeof(p->ep.path[0]), "%s", ag.path);
+	p->ep.npaths = 1;
+	p->ep.pid = ag.pid;
+	p->ep.uid = (long)geteuid();
+	snprintf(p->ep.text, sizeof(p->ep.text), "pid %ld", ag.pid);
+}
+
 static enum status attach(struct adapter *a, struct collect *c,
                           struct failure *f)
 {
@@ -126,6 +152,7 @@ static enum status attach(struct adapter *a, struct collect *c,
 	enum status st;
 
 	state(p, c, SOURCE_CONNECTING);
+	rediscover(p);
 	/* connecting and the first replies are bounded by our own timeouts,
 	 * which may outlast a short window: the watchdog is told so */
 	collect_hold(c, u64_add_sat(collect_now(), a->cfg.connect_timeout_ns));
@@ -367,6 +394,7 @@ static enum status aio_collect(struct adapter *a, struct collect *c)
 /* No -e: the only live agent of this user, by pid. */
 static enum status discover(struct adapter *a, struct adapter_error *err)
 {
+	struct aio *p = a->priv;
 	char dirs[4][ASYNCIO_PATH_MAX], pid[32];
 	struct asyncio_agent *ag = NULL;
 	size_t nd = asyncio_endpoint_dirs(dirs, 4), n = 0;
@@ -408,6 +436,8 @@ static enum status discover(struct adapter *a, struct adapter_error *err)
 		return STATUS_INVAL;
 	}
 	snprintf(pid, sizeof(pid), "%ld", ag[0].pid);
+	p->discovered = true;
+	snprintf(p->cmd, sizeof(p->cmd), "%s", ag[0].cmd);
 	mem_free(ag);
 	copy = mem_strndup(pid, strlen(pid));
 	if (!copy)

@@ -404,6 +404,27 @@ enum status asyncio_endpoint_list(const char (*dirs)[ASYNCIO_PATH_MAX],
 	return STATUS_OK;
 }
 
+enum status asyncio_endpoint_find(const char (*dirs)[ASYNCIO_PATH_MAX],
+                                  size_t n, long uid, const char *cmd,
+                                  struct asyncio_agent *out)
+{
+	struct asyncio_agent *a = NULL;
+	size_t count = 0, same = 0;
+	enum status st = asyncio_endpoint_list(dirs, n, uid, &a, &count);
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; st == STATUS_OK && i < count; i++) {
+		if (strcmp(a[i].cmd, cmd))
+			continue;
+		same++;
+		*out = a[i];
+	}
+	if (same != 1)
+		memset(out, 0, sizeof(*out));
+	mem_free(a);
+	return st;
+}
+
 static void format_age(uint64_t ns, char *dst, size_t size)
 {
 	uint64_t s = ns / 1000000000u;

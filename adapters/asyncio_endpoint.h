@@ -59,6 +59,14 @@ enum status asyncio_endpoint_list(const char (*dirs)[ASYNCIO_PATH_MAX],
                                   struct asyncio_agent **out,
                                   size_t *count) MUST_CHECK;
 
+/* The only live agent of uid in dirs (as asyncio_endpoint_list finds
+ * them) whose command line is cmd (as struct asyncio_agent holds it), into
+ * *out: how a program that restarted is found again.  out->pid is 0 when
+ * there is no such agent, or more than one.  STATUS_NOMEM. */
+enum status asyncio_endpoint_find(const char (*dirs)[ASYNCIO_PATH_MAX],
+                                  size_t n, long uid, const char *cmd,
+                                  struct asyncio_agent *out) MUST_CHECK;
+
 /* Formats agents as a table, "PID  AGE  COMMAND" then one line each,
  * into dst (always NUL-terminated; lines past the room are summed up as
  * "... and N more"). */

@@ -80,6 +80,10 @@ struct site {
 
 struct aio {
 	struct asyncio_endpoint ep;
+	/* found without -e: the agent's command line, by which a restarted
+	 * program (a new pid) is found again before each connect */
+	bool discovered;
+	char cmd[96];
 	int fd;
 	uint32_t seq, max_payload;
 	long agent_pid;

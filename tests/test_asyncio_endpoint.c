@@ -3,6 +3,7 @@
  * when no -e is given. */
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "adapters/asyncio.h"
 #include "adapters/asyncio_endpoint.h"
+#include "adapters/worker.h"
 #include "model/alloc.h"
 #include "tests/fake_agent.h"
 #include "tests/util.h"
@@ -279,6 +281,109 @@ START_TEST(asyncio_discovery)
 }
 END_TEST
 
+/* A child listening at dir/PID.sock as an agent that never answers; it
+ * exits, leaving its socket as a killed agent would, once *wfd closes. */
+static pid_t listening_child(const char *dir, int *wfd)
+{
+	int go[2], ready[2];
+	pid_t pid;
+	char c = 0;
+
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char path[ASYNCIO_PATH_MAX];
+		int lfd;
+
+		close(go[1]);
+		close(ready[0]);
+		snprintf(path, sizeof(path), "%s/%ld.sock", dir,
+		         (long)getpid());
+		lfd = tu_listen_unix(path);
+		if (lfd < 0 || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	*wfd = go[1];
+	return pid;
+}
+
+/* Attached without -e, a program that restarts (a new pid, the same
+ * command line) is found again at the next connect: the worker's attempt
+ * reaches the new agent (which never answers: a timeout), not the dead
+ * one's socket (refused: unreachable). */
+START_TEST(asyncio_rediscovery)
+{
+	char dir[64], sub[80];
+	const char *old = getenv("XDG_RUNTIME_DIR");
+	char saved[4096];
+	struct adapter_config cfg;
+	struct adapter_error err;
+	struct adapter *a = NULL;
+	struct worker *w = NULL;
+	struct worker_opts wo = { .window_ns = MSs(300), .max_windows = 1 };
+	enum status st, seen = STATUS_OK;
+	int wfd1, wfd2;
+	pid_t first, second;
+
+	snprintf(saved, sizeof(saved), "%s", old ? old : "");
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(sub, sizeof(sub), "%s/asynctop", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_int_eq(setenv("XDG_RUNTIME_DIR", dir, 1), 0);
+	first = listening_child(sub, &wfd1);
+	adapter_config_default(&cfg);
+	cfg.reply_timeout_ns = MSs(300);
+	st = adapter_open(&asyncio_ops, NULL, 0, &cfg, &err, &a);
+	close(wfd1);
+	ck_assert_int_eq(waitpid(first, NULL, 0), first);
+	if (st != STATUS_OK) {
+		ck_assert_int_eq(st, STATUS_INVAL);
+		tu_skip("asyncio_rediscovery",
+		        "other live agents of this user are listed");
+	} else {
+		bool done = false;
+
+		second = listening_child(sub, &wfd2);
+		ck_assert_int_eq(worker_start(a, &wo, &w), STATUS_OK);
+		while (!done) {
+			struct worker_msg *msg = NULL;
+			struct pollfd p = { worker_fd(w), POLLIN, 0 };
+
+			ck_assert_int_gt(poll(&p, 1, 30000), 0);
+			while (worker_read(w, &msg) == STATUS_OK) {
+				if (msg->kind == WORKER_ERROR &&
+				    seen == STATUS_OK)
+					seen = msg->err.st;
+				done |= msg->kind == WORKER_DONE;
+				worker_msg_free(msg);
+			}
+		}
+		worker_free(w);
+		adapter_close(a);
+		close(wfd2);
+		ck_assert_int_eq(waitpid(second, NULL, 0), second);
+		ck_assert_msg(
+		    seen == STATUS_TIMEOUT,
+		    "the attempt ended with %s, not a timeout of the new agent",
+		    status_str(seen));
+	}
+	if (old)
+		setenv("XDG_RUNTIME_DIR", saved, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_asyncio_endpoint(void);
 Suite *suite_asyncio_endpoint(void)
 {
@@ -292,6 +397,7 @@ Suite *suite_asyncio_endpoint(void)
 	tcase_add_test(t, endpoint_format_list);
 	tcase_add_test(t, endpoint_connect_rules);
 	tcase_add_test(t, asyncio_discovery);
+	tcase_add_test(t, asyncio_rediscovery);
 	suite_add_tcase(s, t);
 	return s;
 }
