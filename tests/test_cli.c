@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "model/buf.h"
 #include "tests/util.h"
 #include "tui/cli.h"
 
@@ -483,6 +484,59 @@ START_TEST(cli_locale_decimal_comma)
 }
 END_TEST
 
+/* "--max-bytes" as roff spells it in the man page: "\-\-max\-bytes". */
+static void roff_dashes(char *dst, size_t size, const char *prefix,
+                        const char *name)
+{
+	size_t used = 0;
+
+	for (const char *p = prefix; *p && used + 3 < size; p++)
+		used += (size_t)snprintf(dst + used, size - used, "\\-");
+	for (const char *p = name; *p && used + 3 < size; p++)
+		used += (size_t)snprintf(dst + used, size - used,
+		                         *p == '-' ? "\\-" : "%c", *p);
+	dst[used] = '\0';
+}
+
+/* The man page documents every option of the table: the parser, --help
+ * and docs/asynctop.1 cannot drift apart. */
+START_TEST(cli_man_page_has_every_option)
+{
+	const char *src = getenv("ASYNCTOP_SRC");
+	const struct cli_option *opt;
+	char path[1024], want[128], name[2] = { 0, 0 };
+	struct buf man;
+	size_t n;
+
+	if (!src || !*src) {
+		tu_skip("cli_man_page_has_every_option",
+		        "ASYNCTOP_SRC is not set (run via make)");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/docs/asynctop.1", src);
+	buf_init(&man);
+	ck_assert_msg(tu_read_file(path, &man) == STATUS_OK, "%s is missing",
+	              path);
+	opt = cli_options(&n);
+	ck_assert_uint_gt(n, 10);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(opt[i].help);
+		roff_dashes(want, sizeof(want), "--", opt[i].longname);
+		ck_assert_msg(strstr(buf_cstr(&man), want),
+		              "docs/asynctop.1 does not document --%s",
+		              opt[i].longname);
+		if (!opt[i].shortname)
+			continue;
+		name[0] = opt[i].shortname;
+		roff_dashes(want, sizeof(want), "-", name);
+		ck_assert_msg(strstr(buf_cstr(&man), want),
+		              "docs/asynctop.1 does not document -%c",
+		              opt[i].shortname);
+	}
+	buf_fini(&man);
+}
+END_TEST
+
 Suite *suite_cli(void);
 Suite *suite_cli(void)
 {
@@ -502,6 +556,7 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, cli_subcommands);
 	tcase_add_test(tc, cli_allocation_failure);
 	tcase_add_test(tc, cli_locale_decimal_comma);
+	tcase_add_test(tc, cli_man_page_has_every_option);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -389,6 +389,17 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 		         o->save_dir);
 		return usage_error(o, text);
 	}
+	if (!r->dump) {
+		char why[256];
+
+		if (term_check(why, sizeof(why)) != STATUS_OK) {
+			fprintf(
+			    stderr,
+			    "%s: %s; use '%s record' to save windows, or --dump-screen COLSxROWS to print the screen as text\n",
+			    o->prog, why, o->prog);
+			return EXIT_USAGE;
+		}
+	}
 	code = session_open(&r->ss);
 	if (code)
 		return code;
@@ -429,18 +440,17 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 
 		setlocale(LC_CTYPE, "");
 		if (term_open(&r->t, err, sizeof(err)) != STATUS_OK) {
-			fprintf(stderr,
-			        "%s: %s\nThe live viewer needs a terminal; use "
-			        "'%s record' to save windows, or "
-			        "--dump-screen COLSxROWS.\n",
-			        o->prog, err, o->prog);
+			fprintf(
+			    stderr,
+			    "%s: %s\nThe live viewer needs a terminal; use '%s record' to save windows, or --dump-screen COLSxROWS.\n",
+			    o->prog, err, o->prog);
 			return EXIT_ERROR;
 		}
 		r->app.flags = r->t.utf8 ? 0 : UTF8_ASCII;
 		if (errcap_start(&r->ec, true) != STATUS_OK)
-			snprintf(r->app.status, sizeof(r->app.status),
-			         "stderr is not captured: messages written "
-			         "to it may mar the screen");
+			snprintf(
+			    r->app.status, sizeof(r->app.status),
+			    "stderr is not captured: messages written to it may mar the screen");
 	}
 	memset(&wo, 0, sizeof(wo));
 	wo.window_ns = o->window_ns;

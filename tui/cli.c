@@ -16,48 +16,139 @@ enum opt_id {
 	OPT_ADAPTER,
 	OPT_ENDPOINT,
 	OPT_WINDOW,
-	OPT_COUNT,
-	OPT_FORMAT,
 	OPT_METRIC,
-	OPT_FORCE,
-	OPT_OUTPUT,
-	OPT_HELP,
 	OPT_MAX_BYTES,
 	OPT_MAX_SAMPLES,
+	OPT_KEEP,
+	OPT_HELP,
 	OPT_REFRESH,
 	OPT_SAVE_DIR,
 	OPT_HISTORY,
 	OPT_EXIT_AFTER,
 	OPT_DUMP_SCREEN,
-	OPT_KEEP,
+	OPT_COUNT,
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_FORCE,
 };
 
-struct opt_def {
-	char shortname; /* 0: long only */
-	const char *longname;
-	bool has_arg;
-	enum opt_id id;
+/* In help order. */
+static const struct cli_option opt_defs[] = {
+	{ .shortname = 'a',
+	  .longname = "adapter",
+	  .arg = "NAME",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_ADAPTER,
+	  .help = "the source's adapter ('PROG adapters' lists them)" },
+	{ .shortname = 'e',
+	  .longname = "endpoint",
+	  .arg = "WHERE",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_ENDPOINT,
+	  .help =
+	      "where the source is; repeatable for replay (files, directories)" },
+	{ .shortname = 'w',
+	  .longname = "window",
+	  .arg = "SECONDS",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_WINDOW,
+	  .help = "window length, 0.1 to 60 (default 5; more is capped)" },
+	{ .shortname = 'm',
+	  .longname = "metric",
+	  .arg = "METRIC",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_METRIC,
+	  .help =
+	      "idle (default), busy, scheduled, polls or wakes: the first weighting" },
+	{ .shortname = 0,
+	  .longname = "max-bytes",
+	  .arg = "N",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_MAX_BYTES,
+	  .help = "replay: largest decompressed profile (default 256 MiB)" },
+	{ .shortname = 0,
+	  .longname = "max-samples",
+	  .arg = "N",
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_MAX_SAMPLES,
+	  .help = "replay: most samples per profile (default 1048576)" },
+	{ .shortname = 0,
+	  .longname = "keep",
+	  .arg = NULL,
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_KEEP,
+	  .help =
+	      "leave COMMAND running at the end (default: SIGTERM, then SIGKILL after 2 s)" },
+	{ .shortname = 'h',
+	  .longname = "help",
+	  .arg = NULL,
+	  .where = CLI_FOR_BOTH,
+	  .id = OPT_HELP,
+	  .help = "this text" },
+	{ .shortname = 'r',
+	  .longname = "refresh",
+	  .arg = "HZ",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_REFRESH,
+	  .help = "refresh frequency, 0.1 to 50 Hz (default 1)" },
+	{ .shortname = 'd',
+	  .longname = "save-dir",
+	  .arg = "SAVE_DIR",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_SAVE_DIR,
+	  .help = "where S and C save (default .)" },
+	{ .shortname = 0,
+	  .longname = "history",
+	  .arg = "N",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_HISTORY,
+	  .help = "windows kept (default 120)" },
+	{ .shortname = 0,
+	  .longname = "exit-after",
+	  .arg = "N",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_EXIT_AFTER,
+	  .help = "quit after N windows" },
+	{ .shortname = 0,
+	  .longname = "dump-screen",
+	  .arg = "COLSxROWS",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_DUMP_SCREEN,
+	  .help =
+	      "no terminal: print the screen as text once --exit-after windows came or the source ended, and exit" },
+	{ .shortname = 'n',
+	  .longname = "count",
+	  .arg = "COUNT",
+	  .where = CLI_FOR_RECORD,
+	  .id = OPT_COUNT,
+	  .help =
+	      "windows to collect (default 1; with a COMMAND, until it ends; 0: until interrupted or the source ends; replay: every file)" },
+	{ .shortname = 'f',
+	  .longname = "format",
+	  .arg = "FORMAT",
+	  .where = CLI_FOR_RECORD,
+	  .id = OPT_FORMAT,
+	  .help = "pprof (gzip, default), collapsed or text" },
+	{ .shortname = 'o',
+	  .longname = "output",
+	  .arg = "FILE",
+	  .where = CLI_FOR_RECORD,
+	  .id = OPT_OUTPUT,
+	  .help =
+	      "where to save; with COUNT other than 1 the window's number goes before the extension (out-0001.pb.gz); - is standard output (text's default); without it, with a COMMAND, files are named as the viewer's saves" },
+	{ .shortname = 0,
+	  .longname = "force",
+	  .arg = NULL,
+	  .where = CLI_FOR_RECORD,
+	  .id = OPT_FORCE,
+	  .help = "replace existing files" },
 };
 
-static const struct opt_def opt_defs[] = {
-	{ 'a', "adapter", true, OPT_ADAPTER },
-	{ 'e', "endpoint", true, OPT_ENDPOINT },
-	{ 'w', "window", true, OPT_WINDOW },
-	{ 'n', "count", true, OPT_COUNT },
-	{ 'f', "format", true, OPT_FORMAT },
-	{ 'm', "metric", true, OPT_METRIC },
-	{ 0, "force", false, OPT_FORCE },
-	{ 'o', "output", true, OPT_OUTPUT },
-	{ 'h', "help", false, OPT_HELP },
-	{ 0, "max-bytes", true, OPT_MAX_BYTES },
-	{ 0, "max-samples", true, OPT_MAX_SAMPLES },
-	{ 'r', "refresh", true, OPT_REFRESH },
-	{ 'd', "save-dir", true, OPT_SAVE_DIR },
-	{ 0, "history", true, OPT_HISTORY },
-	{ 0, "exit-after", true, OPT_EXIT_AFTER },
-	{ 0, "dump-screen", true, OPT_DUMP_SCREEN },
-	{ 0, "keep", false, OPT_KEEP },
-};
+const struct cli_option *cli_options(size_t *n)
+{
+	*n = ARRAY_SIZE(opt_defs);
+	return opt_defs;
+}
 
 static const char *const format_names[] = {
 	[CLI_FORMAT_PPROF] = "pprof",
@@ -216,7 +307,7 @@ static enum status usage(char *err, size_t errsz, const char *fmt, ...)
 	return STATUS_INVAL;
 }
 
-static const struct opt_def *find_long(const char *name, size_t len)
+static const struct cli_option *find_long(const char *name, size_t len)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(opt_defs); i++) {
 		const char *l = opt_defs[i].longname;
@@ -226,7 +317,7 @@ static const struct opt_def *find_long(const char *name, size_t len)
 	return NULL;
 }
 
-static const struct opt_def *find_short(char c)
+static const struct cli_option *find_short(char c)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(opt_defs); i++)
 		if (opt_defs[i].shortname && opt_defs[i].shortname == c)
@@ -234,27 +325,23 @@ static const struct opt_def *find_short(char c)
 	return NULL;
 }
 
-static enum status apply(struct opts *o, const struct opt_def *d,
+static enum status apply(struct opts *o, const struct cli_option *d,
                          const char *spelled, const char *val, char *err,
                          size_t errsz)
 {
 	uint64_t u;
 	enum status st;
 
-	if (o->cmd == CLI_RECORD &&
-	    (d->id == OPT_REFRESH || d->id == OPT_SAVE_DIR ||
-	     d->id == OPT_HISTORY || d->id == OPT_EXIT_AFTER ||
-	     d->id == OPT_DUMP_SCREEN))
-		return usage(err, errsz,
-		             "%s is an option of the live viewer, not of "
-		             "record",
-		             spelled);
-	if (o->cmd == CLI_VIEW && (d->id == OPT_COUNT || d->id == OPT_FORMAT ||
-	                           d->id == OPT_FORCE || d->id == OPT_OUTPUT))
-		return usage(err, errsz,
-		             "%s is an option of record, not of the live "
-		             "viewer (saves go to -d DIR)",
-		             spelled);
+	if (o->cmd == CLI_RECORD && d->where == CLI_FOR_VIEW)
+		return usage(
+		    err, errsz,
+		    "%s is an option of the live viewer, not of record",
+		    spelled);
+	if (o->cmd == CLI_VIEW && d->where == CLI_FOR_RECORD)
+		return usage(
+		    err, errsz,
+		    "%s is an option of record, not of the live viewer (saves go to -d DIR)",
+		    spelled);
 	switch (d->id) {
 	case OPT_ADAPTER:
 		if (!*val)
@@ -273,39 +360,39 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 		if (st == STATUS_NOMEM)
 			return st;
 		if (st != STATUS_OK)
-			return usage(err, errsz,
-			             "%s %s: the window is a number of "
-			             "seconds from 0.1 to 60 (e.g. 0.5)",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: the window is a number of seconds from 0.1 to 60 (e.g. 0.5)",
+			    spelled, val);
 		if (o->window_clamped)
-			snprintf(o->notice, sizeof(o->notice),
-			         "%s %s: windows are capped at 60 s; using "
-			         "60 s",
-			         spelled, val);
+			snprintf(
+			    o->notice, sizeof(o->notice),
+			    "%s %s: windows are capped at 60 s; using 60 s",
+			    spelled, val);
 		else
 			o->notice[0] = '\0';
 		return STATUS_OK;
 	case OPT_COUNT:
 		if (cli_parse_u64(val, &o->count) != STATUS_OK)
-			return usage(err, errsz,
-			             "%s %s: the count is a whole number of "
-			             "windows (0: until stopped)",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: the count is a whole number of windows (0: until stopped)",
+			    spelled, val);
 		o->count_set = true;
 		return STATUS_OK;
 	case OPT_FORMAT:
 		if (cli_parse_format(val, &o->format) != STATUS_OK)
-			return usage(err, errsz,
-			             "%s %s: the format is pprof, collapsed "
-			             "or text",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: the format is pprof, collapsed or text",
+			    spelled, val);
 		return STATUS_OK;
 	case OPT_METRIC:
 		if (!metric_parse(sv_c(val), &o->metric))
-			return usage(err, errsz,
-			             "%s %s: the metric is idle, busy, "
-			             "scheduled, polls or wakes",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: the metric is idle, busy, scheduled, polls or wakes",
+			    spelled, val);
 		return STATUS_OK;
 	case OPT_FORCE:
 		o->force = true;
@@ -334,10 +421,10 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 		return STATUS_OK;
 	case OPT_REFRESH:
 		if (cli_parse_hz(val, &o->refresh_ns) != STATUS_OK)
-			return usage(err, errsz,
-			             "%s %s: the refresh is a frequency in Hz "
-			             "from 0.1 to 50 (e.g. 2)",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: the refresh is a frequency in Hz from 0.1 to 50 (e.g. 2)",
+			    spelled, val);
 		return STATUS_OK;
 	case OPT_SAVE_DIR:
 		if (!*val)
@@ -348,18 +435,18 @@ static enum status apply(struct opts *o, const struct opt_def *d,
 	case OPT_HISTORY:
 		if (cli_parse_u64(val, &o->history) != STATUS_OK ||
 		    !o->history || o->history > 100000)
-			return usage(err, errsz,
-			             "%s %s: history is a number of windows "
-			             "from 1 to 100000",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: history is a number of windows from 1 to 100000",
+			    spelled, val);
 		return STATUS_OK;
 	case OPT_EXIT_AFTER:
 		if (cli_parse_u64(val, &o->exit_after) != STATUS_OK ||
 		    !o->exit_after)
-			return usage(err, errsz,
-			             "%s %s: expected a positive number of "
-			             "windows",
-			             spelled, val);
+			return usage(
+			    err, errsz,
+			    "%s %s: expected a positive number of windows",
+			    spelled, val);
 		return STATUS_OK;
 	case OPT_DUMP_SCREEN:
 		if (cli_parse_size(val, &o->dump_cols, &o->dump_rows) !=
@@ -380,7 +467,7 @@ static enum status parse_one(struct opts *o, int argc, char **argv, int *i,
                              char *err, size_t errsz)
 {
 	const char *arg = argv[*i];
-	const struct opt_def *d;
+	const struct cli_option *d;
 	const char *val = NULL;
 	char spelled[64];
 
@@ -393,7 +480,7 @@ static enum status parse_one(struct opts *o, int argc, char **argv, int *i,
 		if (!d)
 			return usage(err, errsz, "unknown option '%s'", arg);
 		snprintf(spelled, sizeof(spelled), "--%s", d->longname);
-		if (eq && !d->has_arg)
+		if (eq && !d->arg)
 			return usage(err, errsz, "%s takes no value", spelled);
 		if (eq)
 			val = eq + 1;
@@ -402,12 +489,12 @@ static enum status parse_one(struct opts *o, int argc, char **argv, int *i,
 		if (!d)
 			return usage(err, errsz, "unknown option '%s'", arg);
 		snprintf(spelled, sizeof(spelled), "-%c", d->shortname);
-		if (arg[2] && !d->has_arg)
+		if (arg[2] && !d->arg)
 			return usage(err, errsz, "unknown option '%s'", arg);
 		if (arg[2])
 			val = arg + 2;
 	}
-	if (d->has_arg && !val) {
+	if (d->arg && !val) {
 		if (*i + 1 >= argc)
 			return usage(err, errsz, "%s needs a value", spelled);
 		val = argv[++*i];
@@ -426,9 +513,9 @@ static enum status parse_options(struct opts *o, int argc, char **argv, int i,
 			o->command = argv + i + 1;
 			o->ncommand = (size_t)(argc - i - 1);
 			if (!o->ncommand)
-				return usage(err, errsz,
-				             "'--' must be followed by a "
-				             "COMMAND to run");
+				return usage(
+				    err, errsz,
+				    "'--' must be followed by a COMMAND to run");
 			return STATUS_OK;
 		}
 		if (arg[0] != '-' || arg[1] == '\0')
@@ -441,9 +528,9 @@ static enum status parse_options(struct opts *o, int argc, char **argv, int i,
 			return STATUS_OK;
 	}
 	if (o->keep)
-		return usage(err, errsz,
-		             "--keep applies to a program started with '-- "
-		             "COMMAND'");
+		return usage(
+		    err, errsz,
+		    "--keep applies to a program started with '-- COMMAND'");
 	return STATUS_OK;
 }
 
@@ -494,8 +581,7 @@ enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
 		}
 		if (argc > 2)
 			return usage(err, errsz,
-			             "'adapters' takes no argument (got "
-			             "'%s')",
+			             "'adapters' takes no argument (got '%s')",
 			             argv[2]);
 		return STATUS_OK;
 	}
@@ -505,10 +591,10 @@ enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
 		if (argc > 2) {
 			if (strcmp(argv[2], "record") &&
 			    strcmp(argv[2], "adapters"))
-				return usage(err, errsz,
-				             "no help on '%s': try 'help "
-				             "record' or 'help adapters'",
-				             argv[2]);
+				return usage(
+				    err, errsz,
+				    "no help on '%s': try 'help record' or 'help adapters'",
+				    argv[2]);
 			o->topic = argv[2];
 		}
 		if (argc > 3)
@@ -527,10 +613,10 @@ enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
 		o->cmd = CLI_VIEW;
 		return parse_options(o, argc, argv, 1, err, errsz);
 	}
-	return usage(err, errsz,
-	             "unknown command '%s': the commands are record, "
-	             "adapters and help",
-	             first);
+	return usage(
+	    err, errsz,
+	    "unknown command '%s': the commands are record, adapters and help",
+	    first);
 }
 
 void cli_free(struct opts *o)

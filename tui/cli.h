@@ -63,6 +63,27 @@ struct opts {
 	uint64_t dump_cols, dump_rows; /* --dump-screen COLSxROWS; 0: none */
 };
 
+/* Where an option applies. */
+enum cli_for {
+	CLI_FOR_BOTH,   /* the viewer and record */
+	CLI_FOR_VIEW,   /* the live viewer only */
+	CLI_FOR_RECORD, /* record only */
+};
+
+/* One option of the command line.  The parser, --help and the test that
+ * the man page documents every option all read one table of them. */
+struct cli_option {
+	char shortname;       /* 0: long only */
+	const char *longname; /* without the dashes */
+	const char *arg;      /* the argument's name; NULL: takes none */
+	enum cli_for where;
+	const char *help; /* one line; PROG stands for the program's name */
+	int id;           /* private to the parser */
+};
+
+/* The option table, in help order; *n is its length. */
+const struct cli_option *cli_options(size_t *n);
+
 /* Viewer defaults and bounds. */
 #define CLI_HISTORY_DEFAULT 120
 #define CLI_HZ_MIN          0.1

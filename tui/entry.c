@@ -20,120 +20,153 @@
 #define ASYNCTOP_VERSION "unknown"
 #endif
 
+/* Help lines wrap here. */
+#define HELP_COLUMNS 79
+/* The command after the options, in help. */
+#define COMMAND_HEAD "-- COMMAND ARGS..."
+
+/* text, with PROG replaced by prog, wrapped at HELP_COLUMNS after a
+ * first line already indent columns in; later lines start at indent. */
+static void wrap(FILE *f, const char *text, const char *prog, size_t indent)
+{
+	char buf[1024];
+	size_t col = indent, used = 0;
+	const char *p = text;
+
+	/* PROG first, so that widths count the real name */
+	while (*p && used + 1 < sizeof(buf)) {
+		if (!strncmp(p, "PROG", 4)) {
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+			                         "%s", prog);
+			used = size_min(used, sizeof(buf) - 1);
+			p += 4;
+		} else {
+			buf[used++] = *p++;
+		}
+	}
+	buf[used] = '\0';
+	for (p = buf; *p;) {
+		size_t w = strcspn(p, " ");
+
+		if (col > indent && col + 1 + w > HELP_COLUMNS) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)w, p);
+		col += w;
+		p += w;
+		p += strspn(p, " ");
+	}
+	fputc('\n', f);
+}
+
+/* The head of d's help line: "-a, --adapter NAME"; its length. */
+static size_t option_head(const struct cli_option *d, char *dst, size_t size)
+{
+	int k = snprintf(dst, size, "%c%c%s--%s%s%s", d->shortname ? '-' : ' ',
+	                 d->shortname ? d->shortname : ' ',
+	                 d->shortname ? ", " : "  ", d->longname,
+	                 d->arg ? " " : "", d->arg ? d->arg : "");
+
+	return k > 0 ? size_min((size_t)k, size - 1) : 0;
+}
+
+/* The width of the widest head, the command's included. */
+static size_t heads_width(void)
+{
+	size_t n, width = strlen(COMMAND_HEAD);
+	const struct cli_option *opt = cli_options(&n);
+	char head[64];
+
+	for (size_t i = 0; i < n; i++)
+		width =
+		    size_max(width, option_head(&opt[i], head, sizeof(head)));
+	return width;
+}
+
+static void help_row(FILE *f, const char *prog, const char *head,
+                     const char *text)
+{
+	size_t width = heads_width();
+
+	fprintf(f, "  %-*s  ", (int)width, head);
+	wrap(f, text, prog, width + 4);
+}
+
+/* The options of the table that apply where only says, one a line. */
+static void help_options(FILE *f, const char *prog, enum cli_for only)
+{
+	size_t n;
+	const struct cli_option *opt = cli_options(&n);
+	char head[64];
+
+	for (size_t i = 0; i < n; i++) {
+		if (opt[i].where != only)
+			continue;
+		option_head(&opt[i], head, sizeof(head));
+		help_row(f, prog, head, opt[i].help);
+	}
+}
+
 static void help_main(FILE *f, const char *prog)
 {
+	fprintf(f, "usage: %s [OPTIONS] [-- COMMAND ARGS...]\n", prog);
+	fprintf(f, "       %s record [OPTIONS] [-- COMMAND ARGS...]\n", prog);
+	fprintf(f, "       %s adapters\n", prog);
+	fprintf(f, "       %s help [record|adapters]\n", prog);
+	fprintf(f, "       %s --version\n\n", prog);
+	wrap(
+	    f,
+	    "Where do async tasks wait? PROG samples an async runtime through an adapter, in back-to-back windows: the live viewer (no command) shows them as they come, record saves each one as a profile.",
+	    prog, 0);
+	fprintf(f, "\ncommands:\n");
 	fprintf(
 	    f,
-	    "usage: %s [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] [-r HZ] "
-	    "[-m METRIC]\n"
-	    "          [-d SAVE_DIR] [--history N] [--exit-after N] "
-	    "[--dump-screen COLSxROWS]\n"
-	    "          [--keep] [-- COMMAND ARGS...]\n"
-	    "       %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
-	    "[-n COUNT]\n"
-	    "                 [-f pprof|collapsed|text] [-m METRIC] "
-	    "[--force] -o FILE\n"
-	    "                 [--keep] [-- COMMAND ARGS...]\n"
-	    "       %s adapters\n"
-	    "       %s help [record|adapters]\n"
-	    "       %s --version\n"
-	    "\n"
-	    "Where do async tasks wait?  asynctop samples an async runtime "
-	    "through an\n"
-	    "adapter, in back-to-back windows, and saves each window as a "
-	    "profile.\n"
-	    "\n"
-	    "commands:\n"
-	    "  record    collect windows and save them (pprof, collapsed "
-	    "stacks, text)\n"
-	    "  adapters  list the adapters, their aliases and default "
-	    "endpoints\n"
-	    "  help      this text, or 'help record'\n"
-	    "\n"
-	    "The live viewer (no command) shows the windows as they come:\n"
-	    "  -a, -e, -w, -m    as for record (-m: the first weighting)\n"
-	    "  -r HZ             refresh frequency (default 1)\n"
-	    "  -d SAVE_DIR       where S and C save (default .)\n"
-	    "  --history N       windows kept (default 120)\n"
-	    "  --exit-after N    quit after N windows\n"
-	    "  --dump-screen COLSxROWS  no terminal: print the screen as "
-	    "text and exit\n"
-	    "                    (after --exit-after windows, or the "
-	    "source's end)\n"
-	    "  -- COMMAND ARGS   start a program prepared for the adapter and watch it\n"
-	    "                    (without -a: the adapter for commands, see '%s adapters');\n"
-	    "                    its output goes to a log the header names (docs/launch.md)\n"
-	    "  --keep            leave COMMAND running when asynctop "
-	    "ends\n"
-	    "Keys: ? in the viewer, or docs/keys.md.  See asynctop(1).\n",
-	    prog, prog, prog, prog, prog, prog);
+	    "  record    collect windows and save them (pprof, collapsed stacks, text)\n");
+	fprintf(
+	    f,
+	    "  adapters  list the adapters, their aliases and default endpoints\n");
+	fprintf(f, "  help      this text, or 'help record'\n");
+	fprintf(f, "\noptions of the viewer and record:\n");
+	help_options(f, prog, CLI_FOR_BOTH);
+	help_row(
+	    f, prog, COMMAND_HEAD,
+	    "start a program prepared for the adapter and watch it (without -a: the adapter for commands, see 'PROG adapters'); its output goes to a log the header names");
+	fprintf(f, "\noptions of the viewer:\n");
+	help_options(f, prog, CLI_FOR_VIEW);
+	fprintf(
+	    f, "\nKeys: ? in the viewer, or docs/keys.md.  See asynctop(1).\n");
 }
 
 static void help_record(FILE *f, const char *prog)
 {
-	fprintf(
-	    f,
-	    "usage: %s record [-a ADAPTER] [-e ENDPOINT]... [-w SECONDS] "
-	    "[-n COUNT]\n"
-	    "                 [-f pprof|collapsed|text] [-m METRIC] "
-	    "[--force] -o FILE\n"
-	    "                 [--keep] [-- COMMAND ARGS...]\n"
-	    "\n"
-	    "Collects COUNT windows from ADAPTER and saves each one.\n"
-	    "\n"
-	    "  -a, --adapter NAME    the source's adapter ('%s adapters' "
-	    "lists them)\n"
-	    "  -e, --endpoint WHERE  where the source is; repeatable for "
-	    "replay (files,\n"
-	    "                        directories)\n"
-	    "  -w, --window SECONDS  window length, 0.1 to 60 (default 5; "
-	    "more is capped)\n"
-	    "  -n, --count COUNT     windows to collect (default 1; 0: until "
-	    "interrupted or\n"
-	    "                        the source ends; replay: every file)\n"
-	    "  -f, --format FORMAT   pprof (gzip, default), collapsed or "
-	    "text\n"
-	    "  -m, --metric METRIC   idle (default), busy, scheduled, polls "
-	    "or wakes:\n"
-	    "                        collapsed's weight, text's order\n"
-	    "  -o, --output FILE     where to save; with COUNT other than 1 "
-	    "the window's\n"
-	    "                        number goes before the extension "
-	    "(out-0001.pb.gz);\n"
-	    "                        - is standard output (text's "
-	    "default)\n"
-	    "      --force           replace existing files\n"
-	    "      --max-bytes N     replay: largest decompressed profile "
-	    "(default 256 MiB)\n"
-	    "      --max-samples N   replay: most samples per profile "
-	    "(default 1048576)\n"
-	    "      --keep            leave COMMAND running at the end "
-	    "(default: SIGTERM,\n"
-	    "                        then SIGKILL after 2 s)\n"
-	    "  -- COMMAND ARGS...    start a program prepared for the adapter and record it\n"
-	    "                        (without -a: the adapter for commands); its output\n"
-	    "                        goes to stderr; see docs/launch.md\n"
-	    "  -h, --help            this text\n"
-	    "\n"
-	    "exit status: 0 ok; 1 I/O error or bad replay file; 2 usage, "
-	    "unknown adapter\n"
-	    "or a COMMAND that cannot start; 3 source unreachable before any "
-	    "data (or\n"
-	    "COMMAND never became ready); 4 no window had data; 130 "
-	    "interrupted\n"
-	    "(the windows already complete are saved).\n",
-	    prog, prog);
+	fprintf(f, "usage: %s record [OPTIONS] [-- COMMAND ARGS...]\n\n", prog);
+	fprintf(f, "Collects windows from an adapter and saves each one.\n");
+	fprintf(f, "\noptions of record:\n");
+	help_options(f, prog, CLI_FOR_RECORD);
+	fprintf(f, "\noptions of the viewer and record:\n");
+	help_options(f, prog, CLI_FOR_BOTH);
+	help_row(
+	    f, prog, COMMAND_HEAD,
+	    "start a program prepared for the adapter and record it until it ends; its output goes to standard error");
+	fprintf(f, "\nexit status:\n");
+#define HELP_EXIT(id, code, text)     \
+	fprintf(f, "  %-4s ", #code); \
+	wrap(f, text, prog, 7);
+	ASYNCTOP_EXIT_LIST(HELP_EXIT)
+#undef HELP_EXIT
 }
 
 static void help_adapters(FILE *f, const char *prog)
 {
-	fprintf(f,
-	        "usage: %s adapters\n"
-	        "\n"
-	        "Lists the adapters this program offers, one a line: name, "
-	        "aliases, default\n"
-	        "endpoint (what -e means when it is not given) and summary.\n",
-	        prog);
+	fprintf(f, "usage: %s adapters\n\n", prog);
+	wrap(
+	    f,
+	    "Lists the adapters this program offers, one a line: name, aliases, default endpoint (what -e means when it is not given) and summary; then the adapter used with no -a.",
+	    prog, 0);
 }
 
 static size_t aliases_text(const struct adapter_ops *ops, char *dst,

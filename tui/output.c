@@ -150,6 +150,8 @@ static enum status save_stdout(const struct opts *o, uint64_t k, bool first,
 		st = write_all(STDOUT_FILENO, data, len);
 	saved_errno = errno;
 	buf_fini(&gz);
+	if (st == STATUS_IO && saved_errno == EPIPE)
+		st = STATUS_EOF; /* the reader has all it wanted */
 	if (st != STATUS_OK)
 		snprintf(
 		    msg, msize,

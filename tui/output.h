@@ -44,7 +44,9 @@ enum status output_encode(const struct model *m, const struct window *win,
  * written atomically, gzip for pprof, replacing only with o->force).  On
  * success writes the name saved ("-" or the path) into written (wsize
  * bytes); on failure a one-paragraph message into msg (msize bytes) and
- * returns the failing status.  Blocks on the writes. */
+ * returns the failing status; STATUS_EOF when standard output's reader has
+ * gone (EPIPE, as under `| head`), which is no error to report.  Blocks on
+ * the writes. */
 enum status output_save(const char *output, const struct opts *o, bool numbered,
                         uint64_t k, bool first, const struct buf *enc,
                         char *written, size_t wsize, char *msg,

@@ -39,16 +39,17 @@ struct rec {
 	int sigfd;
 	int events;
 	bool numbered;
-	bool auto_name;    /* no -o with a command: named as the viewer saves */
-	bool child_ended;  /* the launched program ended by itself */
-	bool replay;       /* windows carried through as loaded */
-	bool had_data;     /* a window with data was committed */
-	bool error;        /* exit 1 */
-	bool unreachable;  /* exit 3, when before any data */
-	int signo;         /* first stopping signal received */
-	uint64_t saved;    /* windows saved */
-	uint64_t received; /* windows taken in (data or empty) */
-	uint64_t count;    /* windows to take; 0: until the end */
+	bool auto_name;   /* no -o with a command: named as the viewer saves */
+	bool child_ended; /* the launched program ended by itself */
+	bool output_closed; /* standard output's reader went away */
+	bool replay;        /* windows carried through as loaded */
+	bool had_data;      /* a window with data was committed */
+	bool error;         /* exit 1 */
+	bool unreachable;   /* exit 3, when before any data */
+	int signo;          /* first stopping signal received */
+	uint64_t saved;     /* windows saved */
+	uint64_t received;  /* windows taken in (data or empty) */
+	uint64_t count;     /* windows to take; 0: until the end */
 	struct buf enc;
 };
 
@@ -88,6 +89,7 @@ static bool save(struct rec *r, uint64_t k, const struct window *win)
 	char written[4096 + 32], msg[8448], name[4096];
 	const char *output = r->output;
 	bool numbered = r->numbered;
+	enum status st;
 
 	if (r->auto_name) {
 		int metric = r->o->format == CLI_FORMAT_COLLAPSED
@@ -102,9 +104,15 @@ static bool save(struct rec *r, uint64_t k, const struct window *win)
 		output = name;
 		numbered = false;
 	}
-	if (output_save(output, r->o, numbered, k, r->saved == 0, &r->enc,
-	                written, sizeof(written), msg,
-	                sizeof(msg)) != STATUS_OK) {
+	st = output_save(output, r->o, numbered, k, r->saved == 0, &r->enc,
+	                 written, sizeof(written), msg, sizeof(msg));
+	if (st == STATUS_EOF) {
+		/* `| head` has read enough: end quietly */
+		event(r, "output closed");
+		r->output_closed = true;
+		return false;
+	}
+	if (st != STATUS_OK) {
 		fail(r, msg);
 		return false;
 	}
@@ -183,7 +191,7 @@ static void take_window(struct rec *r, const struct worker_msg *msg)
 		return;
 	}
 	if (!save(r, msg->index, win)) {
-		r->error = true;
+		r->error = !r->output_closed;
 		stop(r);
 	}
 }
@@ -389,18 +397,20 @@ static int plan(struct rec *r, uint64_t *count)
 	}
 	if (!r->output) {
 		if (o->format != CLI_FORMAT_TEXT)
-			return usage_error(o, "-o FILE is required (-o - "
-			                      "writes to standard output)");
+			return usage_error(
+			    o,
+			    "-o FILE is required (-o - writes to standard output)");
 		r->output = "-";
 	}
 	if (!strcmp(r->output, "-") && o->format != CLI_FORMAT_TEXT) {
 		if (r->numbered)
 			return usage_error(
-			    o, "-o - writes one window only: use -n 1, "
-			       "or a file name (numbered per window)");
+			    o,
+			    "-o - writes one window only: use -n 1, or a file name (numbered per window)");
 		if (o->format == CLI_FORMAT_PPROF && isatty(STDOUT_FILENO))
-			return usage_error(o, "refusing to write a gzip "
-			                      "profile to a terminal");
+			return usage_error(
+			    o,
+			    "refusing to write a gzip profile to a terminal");
 	}
 	return 0;
 }

@@ -121,6 +121,33 @@ static void theme(struct term *t)
 	}
 }
 
+enum status term_check(char *err, size_t errsz)
+{
+	const char *name = getenv("TERM");
+	FILE *nul = fopen("/dev/null", "r+e");
+	SCREEN *scr = nul ? newterm(NULL, nul, nul) : NULL;
+	const char *cup;
+	bool hard;
+
+	if (!scr) { /* unknown: term_open says so */
+		if (nul)
+			fclose(nul);
+		return STATUS_OK;
+	}
+	cup = tigetstr("cup");
+	hard = !cup || cup == (char *)-1;
+	endwin();
+	delscreen(scr);
+	fclose(nul);
+	if (!hard)
+		return STATUS_OK;
+	snprintf(
+	    err, errsz,
+	    "the terminal (TERM=%s) cannot move its cursor, so the live viewer cannot draw on it",
+	    name ? name : "");
+	return STATUS_INVAL;
+}
+
 enum status term_open(struct term *t, char *err, size_t errsz)
 {
 	const char *nc = getenv("NO_COLOR");

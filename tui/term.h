@@ -25,6 +25,12 @@ struct term {
 	int attrs[EL_COUNT]; /* curses attributes per element */
 };
 
+/* Whether the terminal $TERM names can show the viewer: STATUS_INVAL, with
+ * a one-line reason in err, for one that cannot address the cursor (a
+ * hardcopy or "dumb" terminal); STATUS_OK otherwise, an unknown TERM
+ * included (term_open reports that).  Reads the terminfo database only. */
+enum status term_check(char *err, size_t errsz) MUST_CHECK;
+
 /* Opens curses on /dev/tty: raw, no echo, keypad, mouse, ESC delay 25 ms,
  * invisible cursor, colours unless NO_COLOR is set and non-empty or the
  * terminal has none; alternate screen.  Saves the tty's termios and the

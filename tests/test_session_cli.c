@@ -1,0 +1,182 @@
+/* The session's worded errors and the command line's rough edges, with the
+ * real binary: nothing to attach to says what works, a misspelt adapter
+ * gets "did you mean", a terminal that cannot address the cursor is
+ * refused (exit 2) with what to use instead, and `record -f text -o - |
+ * head` ends quietly once its reader has gone. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/buf.h"
+#include "tests/util.h"
+
+static const char *bin(void)
+{
+	const char *b = getenv("ASYNCTOP_BIN");
+
+	return b && *b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+/* Runs the binary with argv (argv[0] replaced) and the settings extra
+ * ("NAME=VALUE", NULL-terminated, may be NULL) into r. */
+static void run(struct tu_run *r, const char **argv, const char *const *extra)
+{
+	struct tu_proc p = { .env_set = extra, .timeout_ms = 60000 };
+
+	argv[0] = bin();
+	tu_run(r, &p, argv);
+}
+
+#define ERR_HAS(r, s)                                     \
+	ck_assert_msg(strstr((r)->err.data, (s)) != NULL, \
+	              "stderr lacks \"%s\":\n%s", (s), (r)->err.data)
+#define ERR_LACKS(r, s)                                   \
+	ck_assert_msg(strstr((r)->err.data, (s)) == NULL, \
+	              "stderr has \"%s\":\n%s", (s), (r)->err.data)
+
+START_TEST(session_nothing_to_attach)
+{
+	const char *view[] = { "asynctop", NULL };
+	const char *rec[] = { "asynctop", "record", "-f", "text", NULL };
+	struct tu_run r;
+
+	if (!bin()) {
+		tu_skip("session_nothing_to_attach",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	tu_run_init(&r);
+	run(&r, view, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(
+	    &r,
+	    "no adapter given, and none to attach to by default; what works:\n");
+	ERR_HAS(&r, "\n  asynctop -- python3 app.py ");
+	ERR_HAS(&r, "\n  asynctop -a asyncio [-e PID] ");
+	ERR_HAS(&r, "\n  asynctop -a replay -e FILE|DIR ");
+	run(&r, rec, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(&r, "\n  asynctop record -- python3 app.py ");
+	ERR_HAS(&r, "(see 'asynctop adapters' and 'asynctop record --help')");
+	tu_run_fini(&r);
+}
+END_TEST
+
+START_TEST(session_did_you_mean)
+{
+	const char *near[] = { "asynctop", "-a", "asyncoi", NULL };
+	const char *far[] = { "asynctop", "record", "-a", "zzzzzz", NULL };
+	const char *cmd[] = { "asynctop", "-a", "replay", "--", "true", NULL };
+	struct tu_run r;
+
+	if (!bin()) {
+		tu_skip("session_did_you_mean",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	tu_run_init(&r);
+	run(&r, near, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(
+	    &r,
+	    "asynctop: no async profiling adapter named \"asyncoi\"; available: asyncio, replay; did you mean \"asyncio\"?\n");
+	run(&r, far, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(&r, "named \"zzzzzz\"; available: asyncio, replay\n");
+	ERR_LACKS(&r, "did you mean");
+	/* an adapter without a launch hook cannot start a program */
+	run(&r, cmd, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(
+	    &r,
+	    "'-- COMMAND' is not for replay: that adapter cannot start programs (these can: asyncio)");
+	tu_run_fini(&r);
+}
+END_TEST
+
+START_TEST(session_term_dumb)
+{
+	char data[4096];
+	const char *argv[] = { "asynctop", "-a", "replay", "-e", data, NULL };
+	const char *dumb[] = { "TERM=dumb", NULL };
+	struct tu_run r;
+
+	if (!bin()) {
+		tu_skip("session_term_dumb",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	tu_data_path(data, sizeof(data), "pprof_small.pb");
+	tu_run_init(&r);
+	run(&r, argv, dumb);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(&r, "the terminal (TERM=dumb) cannot move its cursor");
+	ERR_HAS(
+	    &r,
+	    "use 'asynctop record' to save windows, or --dump-screen COLSxROWS");
+	ck_assert_uint_eq(r.out.len, 0);
+	tu_run_fini(&r);
+}
+END_TEST
+
+struct piped {
+	const char *const *argv;
+};
+
+/* In the child: standard output is a pipe nobody reads any more. */
+static int exec_into_closed_pipe(void *ctx)
+{
+	const struct piped *pp = ctx;
+	int p[2];
+
+	if (pipe(p) < 0 || dup2(p[1], STDOUT_FILENO) < 0)
+		return 126;
+	close(p[0]);
+	close(p[1]);
+	execv(pp->argv[0], (char *const *)(uintptr_t)pp->argv);
+	return 127;
+}
+
+START_TEST(session_text_into_closed_pipe)
+{
+	char data[4096];
+	const char *argv[] = { NULL, "record", "-a", "replay", "-e", data,
+		               "-f", "text",   "-o", "-",      NULL };
+	struct piped pp = { argv };
+	struct tu_proc p = { .timeout_ms = 60000 };
+	struct tu_run r;
+
+	if (!bin()) {
+		tu_skip("session_text_into_closed_pipe",
+		        "ASYNCTOP_BIN is not set (run via make)");
+		return;
+	}
+	argv[0] = bin();
+	tu_data_path(data, sizeof(data), "pprof_small.pb");
+	tu_run_init(&r);
+	tu_run_start_fn(&r, &p, "asynctop record into a closed pipe",
+	                exec_into_closed_pipe, &pp);
+	tu_run_wait(&r);
+	ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err.data);
+	ck_assert_msg(r.err.len == 0, "stderr: %s", r.err.data);
+	tu_run_fini(&r);
+}
+END_TEST
+
+Suite *suite_session_cli(void);
+Suite *suite_session_cli(void)
+{
+	Suite *s = suite_create("session_cli");
+	TCase *tc = tcase_create("session_cli");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, session_nothing_to_attach);
+	tcase_add_test(tc, session_did_you_mean);
+	tcase_add_test(tc, session_term_dumb);
+	tcase_add_test(tc, session_text_into_closed_pipe);
+	suite_add_tcase(s, tc);
+	return s;
+}
