@@ -9,10 +9,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/buf.h"
@@ -197,6 +200,87 @@ START_TEST(life_viewer_shows_the_end)
 }
 END_TEST
 
+/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
+static char proc_state(long pid)
+{
+	char path[64];
+	struct buf b;
+	const char *close;
+	char st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	buf_init(&b);
+	if (tu_read_file(path, &b) == STATUS_OK) {
+		lu_text(&b);
+		close = strrchr(b.data, ')');
+		if (close && close[1] == ' ')
+			st = close[2];
+	}
+	buf_fini(&b);
+	return st;
+}
+
+/* Waits (bounded) until pid is stopped, or no longer stopped. */
+static void expect_stopped(long pid, bool stopped)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((proc_state(pid) == 'T') != stopped) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ck_assert_msg(t.tv_sec - t0.tv_sec < LIMIT_S, "pid %ld is %s",
+		              pid, stopped ? "still running" : "still stopped");
+		poll(NULL, 0, 10);
+	}
+}
+
+/* record: SIGTSTP stops the program (in a group of its own) with asynctop,
+ * SIGCONT continues both; then the recording goes on to the program's
+ * end. */
+START_TEST(life_record_suspend_resume)
+{
+	char app[4200], when[640], whenv[700], fifo[640];
+	const char *argv[] = { "asynctop", "record", "-w", "0.5", "-f",
+		               "text",     "-o",     "-",  "--",  "python3",
+		               app,        "exit",   "0",  NULL };
+	const char *extra[] = { whenv, NULL };
+	struct lu_run r;
+	struct buf seen;
+	long child = 0;
+	int fd, made;
+
+	if (!lu_can_run("life_record_suspend_resume"))
+		return;
+	lu_init(&r);
+	lu_data(app, sizeof(app), "ends.py");
+	lu_in_dir(when, sizeof(when), &r, "ends.now");
+	snprintf(whenv, sizeof(whenv), "ENDS_WHEN=%s", when);
+	fd = lu_events_fifo(&r, fifo, sizeof(fifo));
+	lu_start(&r, argv, extra, ".fifo");
+	buf_init(&seen);
+	ck_assert(lu_wait_event(fd, &seen, "launched ", &child));
+	ck_assert(lu_wait_event(fd, &seen, "window 1 committed", NULL));
+	ck_assert_int_eq(kill(r.p.pid, SIGTSTP), 0);
+	expect_stopped(r.p.pid, true);
+	expect_stopped(child, true);
+	ck_assert_int_eq(kill(r.p.pid, SIGCONT), 0);
+	expect_stopped(r.p.pid, false);
+	expect_stopped(child, false);
+	made = open(when, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(made, 0);
+	close(made);
+	lu_collect(&r);
+	close(fd);
+	unlink(fifo);
+	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ck_assert_msg(strstr(r.p.err.data, "exit 0` exited with status 0"),
+	              "%s", r.p.err.data);
+	lu_assert_gone(child);
+	buf_fini(&seen);
+	lu_fini(&r);
+}
+END_TEST
+
 Suite *suite_launch_life(void);
 Suite *suite_launch_life(void)
 {
@@ -207,6 +291,7 @@ Suite *suite_launch_life(void)
 	tcase_add_test(tc, life_record_exit_status);
 	tcase_add_test(tc, life_record_killed_named_files);
 	tcase_add_test(tc, life_viewer_shows_the_end);
+	tcase_add_test(tc, life_record_suspend_resume);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -225,18 +225,25 @@ int session_resolve(struct session *s, const struct opts *o,
 
 /* ---- launching ----------------------------------------------------------- */
 
-/* Reads the signal pipe during the launch wait: true on a stopping one. */
+/* Reads the signal pipe during the launch wait: true on a stopping one;
+ * ^Z stops the program and asynctop until continued. */
 static bool interrupted(struct session *s)
 {
 	unsigned char b[16];
 	ssize_t n;
 
-	while ((n = read(s->so.sigfd, b, sizeof(b))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			if (!s->signo && signals_is_stop(b[i])) {
+	while ((n = read(s->so.sigfd, b, sizeof(b))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (b[i] == SIGTSTP) {
+				session_pause_child(s, true);
+				signals_stop_self();
+				session_pause_child(s, false);
+			} else if (!s->signo && signals_is_stop(b[i])) {
 				s->signo = b[i];
 				events_emit(s->so.events, "signal %d", b[i]);
 			}
+		}
+	}
 	return s->signo != 0;
 }
 
@@ -319,11 +326,18 @@ static int launch(struct session *s)
 		return st == STATUS_NOMEM ? EXIT_ERROR : EXIT_USAGE;
 	}
 	events_emit(s->so.events, "launched %ld", (long)s->child.pid);
-	if (s->plan.endpoint[0] && !s->ops->launch_ready) {
-		s->ready = true;
-		return 0;
+	if (s->ops->launch_ready)
+		return wait_ready(s);
+	if (!s->plan.endpoint[0]) {
+		snprintf(
+		    err, sizeof(err),
+		    "the %s adapter prepared the launch but named nothing to open",
+		    s->ops->name);
+		fail(s, err);
+		return EXIT_ERROR;
 	}
-	return wait_ready(s);
+	s->ready = true;
+	return 0;
 }
 
 static void join_source(struct session *s)
