@@ -20,6 +20,7 @@
 
 #include "model/buf.h"
 #include "tests/launch_util.h"
+#include "tests/tmux.h"
 #include "tests/util.h"
 
 /* Runs asynctop with args, then `-- python3 ends.py how arg`; once window
@@ -200,6 +201,71 @@ START_TEST(life_viewer_shows_the_end)
 }
 END_TEST
 
+/* In a terminal (tmux): once the program ended, the screen says how, the
+ * source is no longer retried, and the kept windows can still be saved. */
+START_TEST(life_viewer_tmux_saves_after_the_end)
+{
+	char app[4200], when[640], saves[640], cmd[8192], line[1024];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+	struct lu_run r;
+	int made;
+
+	if (!lu_can_run("life_viewer_tmux_saves_after_the_end"))
+		return;
+	lu_init(&r);
+	lu_data(app, sizeof(app), "ends.py");
+	lu_in_dir(when, sizeof(when), &r, "ends.now");
+	lu_in_dir(saves, sizeof(saves), &r, "saves");
+	ck_assert_int_eq(mkdir(saves, 0700), 0);
+	tmux_events_open(&ev, r.dir);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && exec env -u ASYNCTOP_ANNOUNCE_TIMEOUT ASYNCTOP_TEST_EVENTS='%s' ENDS_WHEN='%s' TMPDIR='%s' XDG_RUNTIME_DIR='%s' TERM=xterm-256color LC_ALL=C.UTF-8 '%s' -w 0.5 -d '%s' -- python3 '%s' exit 2",
+	    r.dir, ev.fifo, when, r.dir, r.dir, lu_bin(), saves, app);
+	if (!tmux_start(&t, 160, 24, cmd)) {
+		tu_skip("life_viewer_tmux_saves_after_the_end",
+		        "tmux is not installed");
+		tmux_events_close(&ev);
+		lu_fini(&r);
+		return;
+	}
+	buf_init(&screen);
+	TMUX_WAIT(&ev, "window 1 committed", LIMIT_S * 1000);
+	made = open(when, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(made, 0);
+	close(made);
+	TMUX_WAIT(&ev, "child exited with status 2", LIMIT_S * 1000);
+	TMUX_WAIT(&ev, "state done", LIMIT_S * 1000);
+	TMUX_WAIT(&ev, "drawn", LIMIT_S * 1000);
+	tmux_capture(&t, &screen);
+	ck_assert_msg(
+	    strstr(
+	        screen.data,
+	        "exit 2` exited with status 2: ends: last words before exit 2"),
+	    "%s", screen.data);
+	assert_not_unreachable(screen.data);
+	tmux_keys(&t, "S");
+	ck_assert(tmux_events_wait(&ev, "saved *", LIMIT_S * 1000, line,
+	                           sizeof(line)));
+	ck_assert_msg(strstr(line, "/asynctop-asyncio-") &&
+	                  access(line + 6, R_OK) == 0,
+	              "%s", line);
+	tmux_keys(&t, "q");
+	TMUX_WAIT(&ev, "exit 0", LIMIT_S * 1000);
+	ck_assert_msg(
+	    !tmux_events_between(&ev, 0, ev.seen.len, "state retrying"), "%s",
+	    buf_cstr(&ev.seen));
+	tmux_end(&t);
+	tmux_events_close(&ev);
+	buf_fini(&screen);
+	lu_assert_no_launch_dir(&r);
+	assert_no_socket(&r);
+	lu_fini(&r);
+}
+END_TEST
+
 /* The state letter of /proc/PID/stat ('T' stopped), or 0. */
 static char proc_state(long pid)
 {
@@ -292,6 +358,7 @@ Suite *suite_launch_life(void)
 	tcase_add_test(tc, life_record_killed_named_files);
 	tcase_add_test(tc, life_viewer_shows_the_end);
 	tcase_add_test(tc, life_record_suspend_resume);
+	tcase_add_test(tc, life_viewer_tmux_saves_after_the_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
