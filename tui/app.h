@@ -140,7 +140,7 @@ enum status app_save_path(char *dst, size_t size, const char *dir,
  * source, starts its worker, and runs the loop on /dev/tty, or, with
  * --dump-screen, headless until --exit-after windows (or the source's
  * end), then prints the screen as text on stdout.  Returns an exit status
- * (enum record_exit).  *abandoned as record_run.  Blocks until quit. */
+ * (enum asynctop_exit).  *abandoned as record_run.  Blocks until quit. */
 int app_run(const struct opts *o, const struct adapter_registry *reg,
             int events, bool *abandoned);
 
