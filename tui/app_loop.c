@@ -182,28 +182,43 @@ static void dump_at_failure(struct run *r, const struct worker_msg *msg)
 		r->quit = true;
 }
 
+/* Takes one message the session let through, and frees it. */
+static void take_msg(struct run *r, struct worker_msg *msg)
+{
+	app_set_now(&r->app, r->dump ? 0 : mono_ns());
+	app_take(&r->app, msg);
+	if (msg->kind == WORKER_DONE)
+		r->ss.worker_done = true;
+	if (r->dump && !r->app.o.replay)
+		dump_at_failure(r, msg);
+	worker_msg_free(msg);
+	check_child(r);
+	r->dirty = true;
+	if (r->o->exit_after && r->app.committed >= r->o->exit_after)
+		r->quit = true;
+}
+
+/* The worker's messages, until one is held (a launched program's error
+ * that may be its end). */
 static void take_worker(struct run *r)
 {
-	for (;;) {
-		struct worker_msg *msg = NULL;
-		enum status st = worker_read(r->ss.w, &msg);
-		bool keep;
+	struct worker_msg *msg = session_release(&r->ss);
 
-		if (st != STATUS_OK)
-			return;
-		app_set_now(&r->app, r->dump ? 0 : mono_ns());
-		keep = session_screen(&r->ss, msg);
-		if (keep)
-			app_take(&r->app, msg);
-		if (msg->kind == WORKER_DONE)
-			r->ss.worker_done = true;
-		if (keep && r->dump && !r->app.o.replay)
-			dump_at_failure(r, msg);
-		worker_msg_free(msg);
-		check_child(r);
-		r->dirty = true;
-		if (r->o->exit_after && r->app.committed >= r->o->exit_after)
-			r->quit = true;
+	if (msg)
+		take_msg(r, msg);
+	while (!r->ss.held && worker_read(r->ss.w, &msg) == STATUS_OK) {
+		switch (session_screen(&r->ss, msg)) {
+		case SESSION_TAKE:
+			take_msg(r, msg);
+			break;
+		case SESSION_DROP:
+			worker_msg_free(msg);
+			check_child(r);
+			break;
+		case SESSION_HOLD:
+			check_child(r);
+			break;
+		}
 	}
 }
 
@@ -291,7 +306,7 @@ static void loop(struct run *r)
 	while (!r->quit) {
 		struct pollfd p[5];
 		nfds_t np = 0;
-		int timeout, k;
+		int timeout, k, held;
 		uint64_t now, due;
 
 		if (!r->dump && r->dirty)
@@ -304,9 +319,13 @@ static void loop(struct run *r)
 		due = u64_min(r->next_tick, app_next_change(&r->app));
 		timeout =
 		    now >= due ? 0 : (int)((due - now + 999999) / 1000000);
+		held = session_held_ms(&r->ss);
+		if (held >= 0 && (r->dump || held < timeout))
+			timeout = held;
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
-		p[np].fd = r->ss.worker_done ? -1 : worker_fd(r->ss.w);
+		p[np].fd =
+		    r->ss.worker_done || r->ss.held ? -1 : worker_fd(r->ss.w);
 		p[np++].events = POLLIN;
 		p[np].fd = saver_fd(r->saver);
 		p[np++].events = POLLIN;
@@ -314,14 +333,14 @@ static void loop(struct run *r)
 		p[np++].events = POLLIN;
 		p[np].fd = errcap_fd(&r->ec);
 		p[np++].events = POLLIN;
-		k = poll(p, np, r->dump ? -1 : timeout);
+		k = poll(p, np, r->dump && held < 0 ? -1 : timeout);
 		if (k < 0 && errno != EINTR) {
 			r->code = EXIT_ERROR;
 			break;
 		}
 		if (p[0].revents)
 			take_signals(r);
-		if (p[1].revents)
+		if (p[1].revents || r->ss.held)
 			take_worker(r);
 		if (p[2].revents)
 			take_saver(r);

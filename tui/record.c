@@ -305,6 +305,45 @@ static void take_signals(struct rec *r)
 	}
 }
 
+/* Reads the worker's messages until none is waiting or one is held (a
+ * launched program's error that may be its end); false once the worker is
+ * done or lost. */
+static bool take_worker(struct rec *r)
+{
+	struct worker_msg *msg = session_release(&r->ss);
+	bool running = true;
+
+	if (msg) {
+		running = take(r, msg);
+		worker_msg_free(msg);
+		check_child(r);
+	}
+	while (running && !r->ss.held) {
+		enum status st = worker_read(r->ss.w, &msg);
+
+		if (st == STATUS_AGAIN)
+			break;
+		if (st != STATUS_OK) {
+			fail(r, "lost the worker's pipe");
+			r->error = true;
+			return false;
+		}
+		switch (session_screen(&r->ss, msg)) {
+		case SESSION_TAKE:
+			running = take(r, msg);
+			worker_msg_free(msg);
+			break;
+		case SESSION_DROP:
+			worker_msg_free(msg);
+			break;
+		case SESSION_HOLD:
+			break;
+		}
+		check_child(r);
+	}
+	return running;
+}
+
 static void loop(struct rec *r)
 {
 	struct pollfd p[2];
@@ -312,15 +351,18 @@ static void loop(struct rec *r)
 
 	while (running && !r->ss.abandoned) {
 		int timeout = session_stop_left_ms(&r->ss), k;
+		int held = session_held_ms(&r->ss);
 
 		if (timeout == 0) {
 			session_give_up(&r->ss);
 			r->error = true;
 			break;
 		}
+		if (held >= 0 && (timeout < 0 || held < timeout))
+			timeout = held;
 		p[0].fd = r->sigfd;
 		p[0].events = POLLIN;
-		p[1].fd = worker_fd(r->ss.w);
+		p[1].fd = r->ss.held ? -1 : worker_fd(r->ss.w);
 		p[1].events = POLLIN;
 		k = poll(p, 2, timeout);
 		if (k < 0 && errno != EINTR) {
@@ -328,31 +370,10 @@ static void loop(struct rec *r)
 			r->error = true;
 			break;
 		}
-		if (k <= 0)
-			continue;
-		if (p[0].revents)
+		if (k > 0 && p[0].revents)
 			take_signals(r);
-		if (!p[1].revents)
-			continue;
-		for (;;) {
-			struct worker_msg *msg = NULL;
-			enum status st = worker_read(r->ss.w, &msg);
-
-			if (st == STATUS_AGAIN)
-				break;
-			if (st != STATUS_OK) {
-				fail(r, "lost the worker's pipe");
-				r->error = true;
-				running = false;
-				break;
-			}
-			if (session_screen(&r->ss, msg))
-				running = take(r, msg);
-			worker_msg_free(msg);
-			check_child(r);
-			if (!running)
-				break;
-		}
+		if ((k > 0 && p[1].revents) || r->ss.held)
+			running = take_worker(r);
 	}
 }
 

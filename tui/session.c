@@ -21,9 +21,6 @@
 #define READY_POLL_MS 20
 /* The farthest a misspelt adapter name may be from a suggestion. */
 #define SUGGEST_MAX_DISTANCE 2
-/* How long an error of a launched program waits for the program's exit
- * (its connection closes just before it can be reaped). */
-#define CHILD_REAP_WAIT_MS 100
 
 static uint64_t now_ms(void)
 {
@@ -478,20 +475,7 @@ bool session_child_ended(struct session *s, char *msg, size_t size)
 	return true;
 }
 
-/* True once the launched program is reaped, waiting up to wait_ms. */
-static bool child_gone(struct session *s, unsigned wait_ms)
-{
-	uint64_t until = now_ms() + wait_ms;
-
-	while (!launch_exited(&s->child)) {
-		if (now_ms() >= until)
-			return false;
-		poll(NULL, 0, 5);
-	}
-	return true;
-}
-
-bool session_screen(struct session *s, struct worker_msg *msg)
+enum session_verdict session_screen(struct session *s, struct worker_msg *msg)
 {
 	bool failing =
 	    msg->kind == WORKER_ERROR ||
@@ -499,12 +483,41 @@ bool session_screen(struct session *s, struct worker_msg *msg)
 	     (msg->state == SOURCE_RETRYING || msg->state == SOURCE_LOST));
 
 	if (!s->child.pid || !failing)
-		return true;
-	if (child_gone(s, msg->kind == WORKER_ERROR ? CHILD_REAP_WAIT_MS : 0))
-		return false;
-	if (msg->kind == WORKER_ERROR)
-		msg->err.remediation[0] = '\0';
-	return true;
+		return SESSION_TAKE;
+	if (launch_exited(&s->child))
+		return SESSION_DROP;
+	if (msg->kind != WORKER_ERROR)
+		return SESSION_TAKE;
+	msg->err.remediation[0] = '\0';
+	s->held = msg;
+	s->held_until_ms = now_ms() + SESSION_HOLD_MS;
+	return SESSION_HOLD;
+}
+
+int session_held_ms(const struct session *s)
+{
+	uint64_t now = now_ms();
+
+	if (!s->held)
+		return -1;
+	return now >= s->held_until_ms ? 0 : (int)(s->held_until_ms - now);
+}
+
+struct worker_msg *session_release(struct session *s)
+{
+	struct worker_msg *msg = s->held;
+
+	if (!msg)
+		return NULL;
+	if (launch_exited(&s->child)) {
+		s->held = NULL;
+		worker_msg_free(msg);
+		return NULL;
+	}
+	if (now_ms() < s->held_until_ms)
+		return NULL;
+	s->held = NULL;
+	return msg;
 }
 
 void session_pause_child(struct session *s, bool stop)
@@ -577,6 +590,8 @@ static void end_child(struct session *s)
 
 void session_close(struct session *s)
 {
+	worker_msg_free(s->held);
+	s->held = NULL;
 	/* the program ends before the adapter closes, so that the adapter can
 	 * clean up after it (an agent's socket) */
 	if (!s->abandoned)

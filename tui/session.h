@@ -18,6 +18,10 @@
 #include "tui/cli.h"
 #include "tui/launch.h"
 
+/* How long an error of a running launched program waits for the program's
+ * end before it is reported. */
+#define SESSION_HOLD_MS 1000
+
 /* How a front end runs its session. */
 struct session_opts {
 	const char *prog;          /* for messages */
@@ -39,10 +43,12 @@ struct session {
 	bool ready;              /* the launched program became ready */
 	bool worker_done;        /* WORKER_DONE was read */
 	bool stopping;
-	bool abandoned;       /* the source would not stop: left running */
-	bool child_told;      /* session_child_ended said so once */
-	int signo;            /* the signal that ended a launch wait */
-	uint64_t stop_at_ms;  /* monotonic deadline once stopping */
+	bool abandoned;          /* the source would not stop: left running */
+	bool child_told;         /* session_child_ended said so once */
+	int signo;               /* the signal that ended a launch wait */
+	uint64_t stop_at_ms;     /* monotonic deadline once stopping */
+	struct worker_msg *held; /* see session_screen */
+	uint64_t held_until_ms;
 	char source[1024];    /* "ADAPTER ENDPOINT, ENDPOINT" */
 	const char *endpoint; /* in source, after the adapter's name */
 };
@@ -86,16 +92,34 @@ void session_drain(struct session *s);
  * with the last lines of its output.  Never blocks. */
 bool session_child_ended(struct session *s, char *msg, size_t size);
 
-/* Looks at a worker message (borrowed, may be changed) of a launched
- * program before the front end takes it.  An error or a retry once the
- * program has ended is dropped (false): what the front end reports is the
- * program's end (session_child_ended), never an unreachable source; an
- * error arriving while it runs waits up to 100 ms for it to be reaped,
- * since the program's exit closes its connection first.  Errors of a
- * program asynctop started lose their remediation (how to make a program
- * reachable does not apply to it).  True for every message of a session
- * without a launched program.  Blocks up to 100 ms. */
-bool session_screen(struct session *s, struct worker_msg *msg);
+/* What a front end does with a worker message, as session_screen says. */
+enum session_verdict {
+	SESSION_TAKE, /* take it as usual, then free it */
+	SESSION_DROP, /* free it unread */
+	SESSION_HOLD, /* the session keeps it: read no further message until
+	               * session_release gives it back or drops it */
+};
+
+/* Looks at a worker message (may be changed) of a launched program before
+ * the front end takes it.  An error or a retry once the program has ended
+ * is dropped: what the front end reports is the program's end
+ * (session_child_ended), never an unreachable source.  An error while the
+ * program still runs is held (the session then owns msg) for up to
+ * SESSION_HOLD_MS, since a program's exit closes its connection before it
+ * can be reaped.  Errors of a program asynctop started lose their
+ * remediation (how to make a program reachable does not apply to it).
+ * SESSION_TAKE for every message of a session without a launched program.
+ * Never blocks. */
+enum session_verdict session_screen(struct session *s, struct worker_msg *msg);
+
+/* Milliseconds until a held message is due (0: now), or -1 when none is
+ * held: the front end's poll() timeout. */
+int session_held_ms(const struct session *s);
+
+/* The held message once it is due and the program still runs (the caller
+ * takes and frees it); NULL while it is held, or when it was dropped
+ * because the program has ended.  Never blocks. */
+struct worker_msg *session_release(struct session *s);
 
 /* Job control: stops (SIGSTOP) or continues (SIGCONT) the launched
  * program's process group, which a ^Z at the terminal does not reach (it
