@@ -26,6 +26,16 @@ REQ_LEN = {T_HELLO: 8, T_READ: 0, T_BYE: 0}
 MAX_REQ = 64
 MAX_PAYLOAD = 1 << 20
 MAX_CLIENTS = 8
+
+
+def _give_way_s():
+    try:
+        return max(0.0, float(os.environ.get("ASYNCTOP_IDLE_GIVE_WAY", "10")))
+    except ValueError:
+        return 10.0
+
+
+IDLE_GIVE_WAY_S = _give_way_s()  # a full house: a connection silent this long gives way
 IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
@@ -146,6 +156,8 @@ class Client:
         self.gen = 0
         self.T0 = None
         self.last_read = 0
+        self.registered = False  # in the server's selector
+        self.last_request = time.monotonic()  # when it last sent a complete request
 
     def on_evict(self, old):
         """A finished record left the ring (loop thread, S.lock held)."""
@@ -220,6 +232,7 @@ class Server:
         self.closing = False
         self.wake_r = self.wake_w = None
         self.hello_flags = 0
+        self.sel = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -311,19 +324,12 @@ class Server:
         try:
             sel.register(self.listen, selectors.EVENT_READ, None)
             sel.register(self.wake_r, selectors.EVENT_READ, "wake")
-            registered = set()
+            self.sel = sel
             while not self.closing:
                 for c in self.clients:
-                    if c not in registered:
+                    if not c.registered:
                         sel.register(c.sock, selectors.EVENT_READ, c)
-                        registered.add(c)
-                for c in list(registered):
-                    if c not in self.clients:
-                        try:
-                            sel.unregister(c.sock)
-                        except Exception:
-                            pass
-                        registered.discard(c)
+                        c.registered = True
                 events = sel.select(0.25)
                 if self.closing:
                     break
@@ -377,13 +383,37 @@ class Server:
                         % (uid, os.geteuid()))
             _linger_close(sock)
             return
-        if len(self.clients) >= MAX_CLIENTS:
-            self._error(sock, 0, E_BUSY, "too many connections (%d)" % MAX_CLIENTS)
+        if len(self.clients) >= MAX_CLIENTS and not self._make_room():
+            self._error(sock, 0, E_BUSY, "too many connections (%d), all of them active" % MAX_CLIENTS)
             _linger_close(sock)
             return
         self.clients.append(Client(sock))
 
+    def _make_room(self):
+        """All connections are taken: the one idle the longest gives way, if it has sent nothing
+        for IDLE_GIVE_WAY_S.  A reader that went quiet (stopped, or forgotten by a script) then
+        never locks the others out; one that reads at least that often keeps its place."""
+        now = time.monotonic()
+        c = min(self.clients, key=lambda x: x.last_request)
+        if now - c.last_request < IDLE_GIVE_WAY_S:
+            return False
+        self._fail(c, 0, E_BUSY, "connection idle for %.0f s, closed to make room for another reader"
+                   % (now - c.last_request))
+        return True
+
+    def _unregister(self, c):
+        """Take c's socket out of the selector before it is closed: once closed, its fd number
+        can be given to the next connection at once, and registering that one would then fail
+        with "already registered" and stop the thread."""
+        if c.registered:
+            c.registered = False
+            try:
+                self.sel.unregister(c.sock)
+            except (KeyError, ValueError, OSError):
+                pass
+
     def _drop(self, c):
+        self._unregister(c)
         if c in self.clients:
             self.clients.remove(c)
         with S.lock:
@@ -430,10 +460,11 @@ class Server:
                 return
             payload = c.rbuf[HDR.size:HDR.size + length]
             c.rbuf = c.rbuf[HDR.size + length:]
-            c.rstart = time.monotonic()
+            c.rstart = c.last_request = time.monotonic()
             self._request(c, typ, seq, payload)
 
     def _fail(self, c, seq, code, text):
+        self._unregister(c)
         self._error(c.sock, seq, code, text)
         if c in self.clients:
             self.clients.remove(c)

@@ -493,6 +493,51 @@ class Endpoint(AgentCase):
         c.until_done(on_mark=lambda _: None)
         c.finish()
 
+    def test_connections_closed_back_to_back(self):
+        """A connection closing followed at once by another (discovery's probe, every retry)
+        reuses the departed one's fd: the endpoint must keep answering."""
+        c = Child(self, "idle")
+        for i in range(40):
+            s = self.raw(c.path)
+            if i % 2:
+                s.sendall(struct.pack("<4sHHII", b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 1, 1, 0))
+            s.close()
+            r = Reader(c.path)
+            r.do_hello()
+            r.close()
+        last = self.reader(c.path)
+        self.assertEqual(last.read().end["gen"], 1)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
+    def test_idle_connections_give_way(self):
+        c = Child(self, "idle", env={"ASYNCTOP_IDLE_GIVE_WAY": "0"})
+        idle = [self.reader(c.path) for _ in range(8)]
+        for r in idle[1:]:
+            r.read()  # the first connection is the one idle the longest
+        ninth = self.reader(c.path)
+        self.assertEqual(ninth.read().end["gen"], 1)
+        with self.assertRaises(client.AgentError) as e:
+            idle[0].recv_frame()
+        self.assertEqual(e.exception.code, 2)
+        self.assertEqual(idle[1].read().end["gen"], 2)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
+    def test_active_connections_are_not_displaced(self):
+        c = Child(self, "idle")
+        full = [self.reader(c.path) for _ in range(8)]
+        with self.assertRaises(client.AgentError) as e:
+            self.reader(c.path)
+        self.assertEqual(e.exception.code, 2)
+        for r in full:
+            self.assertEqual(r.read().end["gen"], 1)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
     def test_other_uid_refused(self):
         if os.geteuid() != 0:
             self.skipTest("needs root to drop a child to nobody")
