@@ -40,6 +40,7 @@ IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
 FINAL_MAX = 400  # records left for the last, boundary-taking pass (well under 1 ms)
+CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
 YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
@@ -537,10 +538,14 @@ class Server:
         """Answer one READ (or push the final snapshot) on connection c.
 
         Changed records are copied and sent in chunks of at most CHUNK_NS each; the socket send
-        and a sleep(0) between chunks let the loop threads run.  The last pass (drain the journal,
-        copy what is left, take the boundary) is done right after re-acquiring the interpreter,
-        so in practice no loop thread runs during it; if one did (the journal is not empty after
-        the boundary was taken), the copies are sent and the pass is repeated, at most 20 times.
+        and a short sleep between chunks let the loop threads run.  First the backlog (what
+        changed before the read began) is swept; then at most CATCH_UP rounds copy what changed
+        during the previous round; then the last pass (drain the journal, copy what is left,
+        take the boundary) runs right after re-acquiring the interpreter, so in practice no loop
+        thread runs during it; if one did (the journal is not empty after the boundary was
+        taken), the copies are sent and the pass is repeated, at most 20 times.  The number of
+        rounds is bounded whatever the churn, so a read answers the state as of one instant
+        instead of chasing tasks that keep coming and going.
         """
         first = c.pending is None
         if first:
@@ -551,32 +556,43 @@ class Server:
                 S.clients.append(c)
                 S.tracking = True
             c.pending.update(dict.fromkeys(list(S.live.values())))
+        self._drain(None)
         ntasks = 0
         passes = 0
+        rounds = 0
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
             time.sleep(YIELD_S)
             deadline = time.monotonic_ns() + CHUNK_NS
-            if not self._drain(deadline):
-                continue
             parts, out = [], []
-            with S.lock:
-                if len(c.pending) + len(c.pinned) > FINAL_MAX:
+            if c.pending or c.pinned:
+                # Sweeping a round's set: what changes meanwhile waits in the journal.
+                with S.lock:
                     self._take(c, deadline, parts, out)
-                    done = False
-                else:
-                    self._take(c, None, parts, out)
-                    T = time.monotonic_ns()
-                    Treal = time.time_ns()
-                    done = not S.journal or passes >= 20
-                    if done:
-                        if first:
-                            c.T0 = T
-                        aggs = [(k, c.agg[k]) for k in c.agg_dirty]
-                        c.agg_dirty.clear()
-                        aggregated = c.aggregated_total
-                    passes += 1
+                done = False
+            elif rounds < CATCH_UP and not self._drain(deadline):
+                continue
+            else:
+                with S.lock:
+                    if rounds < CATCH_UP and len(c.pending) + len(c.pinned) > FINAL_MAX:
+                        rounds += 1
+                        self._take(c, deadline, parts, out)
+                        done = False
+                    else:
+                        self._drain(None)
+                        self._take(c, None, parts, out)
+                        T = time.monotonic_ns()
+                        Treal = time.time_ns()
+                        done = not S.journal or passes >= 20
+                        if done:
+                            if first:
+                                c.T0 = T
+                            aggs = [(k, c.agg[k]) for k in c.agg_dirty]
+                            c.agg_dirty.clear()
+                            aggregated = c.aggregated_total
+                        passes += 1
+                        rounds = CATCH_UP
             if parts or out:
                 ntasks += len(parts)
                 self._send_tasks(c, seq, parts, out)

@@ -328,6 +328,31 @@ class Structure(AgentCase):
             self.check_invariants(r, x, y)
 
 
+class Churn(AgentCase):
+    def test_reads_answer_while_tasks_come_and_go(self):
+        """A read answers the state as of one instant: tasks spawned while it is being served
+        belong to the next read, so it never chases them (the reply timeout is 2 s)."""
+        c = Child(self, "churn")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        word, _ = c.line()
+        self.assertEqual(word, "mark")
+        took = []
+        for _ in range(4):
+            t0 = time.monotonic()
+            snap = r.read()
+            took.append(time.monotonic() - t0)
+        self.assertLess(max(took), 2.0, took)
+        self.assertGreater(snap.end["finished_total"], 0)
+        c.send("ok")
+        truth = c.until_done()
+        last = r.read()
+        self.assertGreater(truth["spawned"], 1000)
+        self.assertEqual(last.end["live"], 0)
+        c.finish()
+
+
 class Lifecycle(AgentCase):
     def test_tasks_that_predate_the_agent(self):
         c = Child(self, "predate")

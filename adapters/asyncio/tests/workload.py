@@ -364,6 +364,35 @@ def case_overflow():
     asyncio.run(main())
 
 
+def case_churn():
+    """Tasks spawned as fast as the loop can (each yields once, then ends) until the test says
+    "ok" to the mark: reads must answer while tasks come and go."""
+    async def short():
+        await asyncio.sleep(0)
+
+    async def main():
+        stop = []
+        keep = set()
+
+        async def spawner():
+            n = 0
+            while not stop:
+                for _ in range(200):
+                    t = asyncio.create_task(short())
+                    keep.add(t)
+                    t.add_done_callback(keep.discard)
+                n += 200
+                await asyncio.sleep(0)
+            truth["spawned"] = n
+
+        sp = asyncio.create_task(spawner(), name="spawner")
+        await mark("churning")
+        stop.append(1)
+        await sp
+
+    asyncio.run(main())
+
+
 def case_idle():
     async def main():
         await mark("started")
