@@ -50,7 +50,7 @@ class Rec:
         "tid", "parent", "stack", "loop_id", "thread_name", "state", "flags",
         "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
         "pending", "eager_sub", "dirty", "evicted", "ref", "name_raw", "name_id", "fin_name", "coro_name",
-        "__weakref__",
+        "max_step", "parked", "walked", "no_waker", "__weakref__",
     )
 
     def __init__(self, tid, parent, stack, loop_id, thread_name, flags, now, state):
@@ -75,6 +75,9 @@ class Rec:
         self.name_id = 0
         self.fin_name = None  # the task's name, captured when it finished
         self.coro_name = None  # the coroutine's __qualname__, captured at creation
+        self.max_step = 0  # the longest step since the record was last sent
+        self.parked = self.walked = 0  # parked-at stack id, and polls when it was walked
+        self.no_waker = False
 
 
 class _Spawn:
@@ -168,7 +171,9 @@ class State:
         v = self.strings[sid]
         if type(v) is tuple:
             code, lasti, module = v
-            v = "%s:%s:%d" % (module, code.co_qualname, _line_of(code, lasti))
+            # pprof readers drop <...> from names (shop:<module>:9 read shop::9): brackets stay.
+            qn = code.co_qualname.replace("<", "[").replace(">", "]")
+            v = "%s:%s:%d" % (module, qn, _line_of(code, lasti))
             b = v.encode("utf-8", "replace")
             if len(b) > MAX_NAME:
                 v = b[:MAX_NAME].decode("utf-8", "ignore")
@@ -454,7 +459,10 @@ def _step_end(task, rec):
     if rec.state != RUNNING:
         return  # finished by other means (should not happen)
     sub = rec.eager_sub
-    rec.busy += now - rec.t_mark - sub
+    d = now - rec.t_mark - sub
+    rec.busy += d
+    if d > rec.max_step:
+        rec.max_step = d
     rec.sched += sub  # eager children ran while this task waited, ready
     rec.eager_sub = 0
     if done:
@@ -688,44 +696,6 @@ def _timer(cb, due_ns):
 
 
 # -- install, uninstall, fault ---------------------------------------------------------------
-
-async def _probe_coro():
-    pass
-
-
-def probe():
-    """Find the C step wrapper type and the pure-Python step functions (before patching)."""
-    global _STEP_TYPE, _PY_STEP_FUNCS
-    seen = []
-
-    class _Probe(asyncio.SelectorEventLoop):
-        def call_soon(self, callback, *args, context=None):
-            seen.append(callback)
-            return super().call_soon(callback, *args, context=context)
-
-    # The probe never runs the loop (start() may be called from inside a running one): the
-    # Task constructor's own call_soon hands over the step wrapper.
-    loop = _Probe()
-    coro = _probe_coro()
-    try:
-        t = asyncio.Task(coro, loop=loop)
-        t._log_destroy_pending = False
-    finally:
-        coro.close()
-        loop.close()
-    for cb in seen:
-        if getattr(cb, "__self__", None) is t and not isinstance(cb, (types.MethodType, types.FunctionType)):
-            _STEP_TYPE = type(cb)
-            break
-    funcs = []
-    py = getattr(asyncio.tasks, "_PyTask", None)
-    if py is not None:
-        for n in ("_Task__step", "_Task__wakeup", "_Task__step_run_and_handle_result"):
-            fn = py.__dict__.get(n)
-            if fn is not None:
-                funcs.append(fn)
-    _PY_STEP_FUNCS = tuple(funcs)
-
 
 def _patch(cls, name, maker):
     """Replace cls.name by maker(original), remembering the original for unpatch_all.  A method

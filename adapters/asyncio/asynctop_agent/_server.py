@@ -1,6 +1,6 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread.
 
-Implements docs/asyncio-protocol.md (version 1).  Replies are built in short chunks; the socket
+Implements docs/asyncio-protocol.md (version 2).  Replies are built in short chunks; the socket
 send between chunks releases the interpreter so the application keeps running during a read.
 """
 
@@ -13,10 +13,10 @@ import sys
 import threading
 import time
 
-from . import _core
-from ._core import S, DONE
+from . import _core, _parked
+from ._core import S, DONE, RUNNING
 
-VERSION = 1
+VERSION = 2
 MAGIC = b"ATOP"
 HDR = struct.Struct("<4sHHII")
 T_HELLO, T_READ, T_BYE = 1, 2, 3
@@ -39,19 +39,20 @@ IDLE_GIVE_WAY_S = _give_way_s()  # a full house: a connection silent this long g
 IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
-FINAL_MAX = 400  # records left for the last, boundary-taking pass (well under 1 ms)
+FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
 YIELD_S = 0.0001  # between chunks
-TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQ")
+TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
 END = struct.Struct("<QQQQQIIQQ")
 HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 U32 = struct.Struct("<I")
 U32x2 = struct.Struct("<II")
 U32x3 = struct.Struct("<III")
-AGENT_VERSION = "asynctop_agent 1"
+AGENT_VERSION = "asynctop_agent 2"
+F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
 
-assert TASK.size == 112 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
+assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
 
 
 def log(msg):
@@ -234,6 +235,7 @@ class Server:
         self.wake_r = self.wake_w = None
         self.hello_flags = 0
         self.sel = None
+        self.timers = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -548,6 +550,7 @@ class Server:
         instead of chasing tasks that keep coming and going.
         """
         first = c.pending is None
+        self.timers = {}  # per loop, the tasks its pending timeouts target (for lost wakers)
         if first:
             # Journal first, then snapshot the live table: a task created in between is then
             # both journaled and (maybe) in the snapshot, never in neither.
@@ -634,13 +637,36 @@ class Server:
                 break
         return n
 
+    def _parked_of(self, r):
+        """(parked-at stack id, no waker) of a record's task: walked again only when the task
+        stepped since its last walk; 0 while it runs, before its first step and once done."""
+        polls = r.polls
+        if r.state == RUNNING or r.state == DONE or not polls:
+            return 0, False
+        if r.walked == polls:
+            return r.parked, r.no_waker
+        t = r.ref()
+        if t is None:
+            return 0, False
+        try:
+            sid, nw = _parked.walk(t, self.timers)
+        except Exception:  # a chain torn by the loop thread mid-walk: unknown this time
+            return 0, False
+        if r.polls == polls:  # it did not step during the walk: keep it until it steps again
+            r.parked, r.walked, r.no_waker = sid, polls, nw
+        return sid, nw
+
     def _pack(self, c, r, pinned, parts, out):
         name_id = _task_name(r)
+        parked, nw = self._parked_of(r)
         # The fields are loaded as the call's arguments with no call in between, so the loop
         # thread cannot change r half-way through them.
         parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,
-                               r.flags, 0, r.created, r.ended, r.t_mark, r.polls, r.wakes, r.self_wakes,
-                               r.busy, r.sched, r.idle))
+                               r.flags | (F_NO_WAKER if nw else 0), parked, r.created, r.ended, r.t_mark,
+                               r.polls, r.wakes, r.self_wakes, r.busy, r.sched, r.idle, r.max_step, 0))
+        r.max_step = 0
+        if parked:
+            self._need_stack(c, parked, out)
         if parts[-1][32] == DONE:
             c.alive_ids.discard(r.tid)
             if not pinned:

@@ -393,6 +393,130 @@ def case_churn():
     asyncio.run(main())
 
 
+# Tasks parked on each primitive; the test reads at the mark, then everything is cancelled.
+HELD = []  # keeps the "held" future referenced (not a lost waker)
+
+
+async def p_lock(lock):
+    async with lock:  # P_lock
+        pass
+
+
+async def p_event(ev):
+    await ev.wait()  # P_event
+
+
+async def p_queue(q):
+    await q.get()  # P_queue
+
+
+async def p_sem(sem):
+    async with sem:  # P_sem
+        pass
+
+
+async def p_sleep():
+    await asyncio.sleep(3600)  # P_sleep
+
+
+async def p_await_task(t):
+    await t  # P_task
+
+
+async def p_gather(ev):
+    await asyncio.gather(ev.wait(), ev.wait())  # P_gather
+
+
+async def p_middle(ev):
+    await ev.wait()  # P_middle
+
+
+async def p_outer(ev):
+    await p_middle(ev)  # P_outer
+
+
+async def p_agen(ev):
+    while True:
+        await ev.wait()  # P_agen
+        yield 1
+
+
+async def p_consumer(ev):
+    async for _ in p_agen(ev):  # P_consumer
+        pass
+
+
+async def p_taskgroup(ev):
+    async with asyncio.TaskGroup() as tg:  # P_tg
+        tg.create_task(p_event(ev), name="tg-child")
+
+
+async def p_read(reader):
+    await reader.read(100)  # P_read
+
+
+async def p_lost():
+    await asyncio.get_running_loop().create_future()  # P_lost
+
+
+async def p_lost_timed():
+    async with asyncio.timeout(3600):
+        await asyncio.get_running_loop().create_future()  # P_timed
+
+
+async def p_held():
+    fut = asyncio.get_running_loop().create_future()
+    HELD.append(fut)
+    await fut  # P_held
+
+
+def case_parked():
+    async def main():
+        loop = asyncio.get_running_loop()
+        if os.environ.get("WORKLOAD_EAGER"):
+            loop.set_task_factory(asyncio.eager_task_factory)
+        lock, ev, q, sem = asyncio.Lock(), asyncio.Event(), asyncio.Queue(), asyncio.Semaphore(0)
+        await lock.acquire()
+        a, b = __import__("socket").socketpair()
+        reader, writer = await asyncio.open_connection(sock=a)
+        target = asyncio.create_task(p_event(ev), name="target")
+        made = [
+            asyncio.create_task(p_lock(lock), name="lock"),
+            asyncio.create_task(p_event(ev), name="event"),
+            asyncio.create_task(p_queue(q), name="queue"),
+            asyncio.create_task(p_sem(sem), name="sem"),
+            asyncio.create_task(p_sleep(), name="sleep"),
+            asyncio.create_task(p_await_task(target), name="awaits-task"),
+            asyncio.create_task(p_gather(ev), name="gather"),
+            asyncio.create_task(p_outer(ev), name="nested"),
+            asyncio.create_task(p_consumer(ev), name="agen"),
+            asyncio.create_task(p_taskgroup(ev), name="taskgroup"),
+            asyncio.create_task(p_read(reader), name="read"),
+            asyncio.create_task(p_lost(), name="lost"),
+            asyncio.create_task(p_lost_timed(), name="lost-timed"),
+            asyncio.create_task(p_held(), name="held"),
+            target,
+        ]
+        for _ in range(5):
+            await asyncio.sleep(0)  # every task reaches its first suspension point
+        truth["lines"] = {tag: line_of("P_" + tag) for tag in (
+            "lock", "event", "queue", "sem", "sleep", "task", "gather", "middle", "outer", "agen",
+            "consumer", "tg", "read", "lost", "timed", "held")}
+        truth["python"] = list(sys.version_info[:2])
+        await mark("parked")
+        for t in made:
+            t.cancel()
+        await asyncio.gather(*made, return_exceptions=True)
+        writer.close()
+        b.close()
+        HELD.clear()
+
+    if os.environ.get("WORKLOAD_UVLOOP"):
+        import uvloop
+        uvloop.install()
+    asyncio.run(main())
+
+
 def case_idle():
     async def main():
         await mark("started")
