@@ -41,6 +41,7 @@ MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
 FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
+SWITCH_S = 0.0005  # the interpreter's switch interval while a read is served
 YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
@@ -560,6 +561,19 @@ class Server:
                 S.tracking = True
             c.pending.update(dict.fromkeys(list(S.live.values())))
         self._drain(None)
+        last = len(c.pending) + len(c.pinned)  # the backlog; each catch-up round must shrink it
+        # While this thread wants the interpreter between chunks, a loop thread hands it over
+        # after SWITCH_S instead of the default 5 ms: the read ends sooner, each pause stays short.
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S))
+        try:
+            T, Treal, aggs, aggregated, ntasks = self._rounds(c, seq, first, last)
+        finally:
+            sys.setswitchinterval(switch)
+        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks)
+
+    def _rounds(self, c, seq, first, last):
+        """The chunks of a read (see _serve_read); returns what the END needs."""
         ntasks = 0
         passes = 0
         rounds = 0
@@ -578,16 +592,22 @@ class Server:
                 continue
             else:
                 with S.lock:
-                    if rounds < CATCH_UP and len(c.pending) + len(c.pinned) > FINAL_MAX:
+                    size = len(c.pending) + len(c.pinned)
+                    if rounds < CATCH_UP and FINAL_MAX < size < last:
                         rounds += 1
+                        last = size
                         self._take(c, deadline, parts, out)
                         done = False
                     else:
+                        # The last pass: at most FINAL_MAX records, so it never holds the
+                        # interpreter long.  What changed beyond that (tasks churning faster
+                        # than a read) goes in the next reply; the reader's rules (protocol §6)
+                        # take a late record as the baseline it missed.
                         self._drain(None)
-                        self._take(c, None, parts, out)
+                        self._take(c, None, parts, out, FINAL_MAX)
                         T = time.monotonic_ns()
                         Treal = time.time_ns()
-                        done = not S.journal or passes >= 20
+                        done = not S.journal or passes >= 20 or bool(c.pending)
                         if done:
                             if first:
                                 c.T0 = T
@@ -601,6 +621,9 @@ class Server:
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
+        return T, Treal, aggs, aggregated, ntasks
+
+    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks):
         out = []
         for (stack, thread_name), a in aggs:
             self._need_stack(c, stack, out)
@@ -617,7 +640,7 @@ class Server:
         self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
                                            len(S.loop_threads), flags, aggregated, ntasks))
 
-    def _take(self, c, deadline, parts, out):
+    def _take(self, c, deadline, parts, out, limit=None):
         """Pack changed records (S.lock held): pinned ones first, then pending, until the deadline
         (None: all of them).  Appends packed records to parts and the definitions they need to
         out; returns the number packed.  Packs straight into bytes (no per-record tuple), so a
@@ -634,6 +657,8 @@ class Server:
             self._pack(c, r, False, parts, out)
             n += 1
             if deadline is not None and not n & 63 and time.monotonic_ns() > deadline:
+                break
+            if limit is not None and n >= limit:
                 break
         return n
 

@@ -517,6 +517,43 @@ def case_parked():
     asyncio.run(main())
 
 
+def case_stall():
+    """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
+    in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
+    late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares."""
+    import random
+
+    async def main():
+        n = int(os.environ.get("STALL_TASKS", "10000"))
+        secs = float(os.environ.get("STALL_SECONDS", "3"))
+        stop = []
+
+        async def waker(i):
+            rnd = random.Random(i)
+            while not stop:
+                await asyncio.sleep(0.2 + rnd.random())
+
+        ws = [asyncio.create_task(waker(i)) for i in range(n)]
+        await asyncio.sleep(1.3)
+        late = []
+        end = now() + int(secs * 1e9)
+        while now() < end:
+            t0 = now()
+            await asyncio.sleep(0.002)
+            late.append(now() - t0 - 2_000_000)
+        late.sort()
+        truth["late_max"] = late[-1]
+        truth["late_p99"] = late[len(late) * 99 // 100]
+        truth["late_p50"] = late[len(late) // 2]
+        truth["ticks"] = len(late)
+        stop.append(1)
+        for w in ws:
+            w.cancel()
+        await asyncio.gather(*ws, return_exceptions=True)
+
+    asyncio.run(main())
+
+
 def case_idle():
     async def main():
         await mark("started")
