@@ -41,7 +41,8 @@ MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
 FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
-SWITCH_S = 0.0005  # the interpreter's switch interval while a read is served
+CATCH_UP_NS = 50_000_000  # no catch-up round starts later than this after the read began
+SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
@@ -577,6 +578,9 @@ class Server:
         ntasks = 0
         passes = 0
         rounds = 0
+        # Catching up is worth it only while rounds are short: once a read has taken longer (a
+        # slow reader, a large backlog), every round would copy again what keeps changing.
+        late = time.monotonic_ns() + CATCH_UP_NS
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
@@ -588,12 +592,12 @@ class Server:
                 with S.lock:
                     self._take(c, deadline, parts, out)
                 done = False
-            elif rounds < CATCH_UP and not self._drain(deadline):
+            elif rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
                 continue
             else:
                 with S.lock:
                     size = len(c.pending) + len(c.pinned)
-                    if rounds < CATCH_UP and FINAL_MAX < size < last:
+                    if rounds < CATCH_UP and FINAL_MAX < size < last and time.monotonic_ns() < late:
                         rounds += 1
                         last = size
                         self._take(c, deadline, parts, out)

@@ -357,6 +357,37 @@ class Churn(AgentCase):
         c.finish()
 
 
+class Stall(AgentCase):
+    def ticker(self, reads):
+        """The stall workload (tasks that keep waking, a ticker) with reads every 0.5 s or none."""
+        c = Child(self, "stall", env={"STALL_TASKS": "3000", "STALL_SECONDS": "2"})
+        r = self.reader(c.path) if reads else None
+        if r is not None:
+            r.read()
+        c.send("go")
+        fd = c.p.stdout.fileno()
+        took = []
+        while not select.select([fd], [], [], 0.5)[0]:  # the reading period, not a sync
+            if r is not None:
+                t0 = time.monotonic()
+                r.read()
+                took.append(time.monotonic() - t0)
+        truth = c.until_done()
+        c.finish()
+        return truth, took
+
+    def test_reads_do_not_stall_the_loop(self):
+        """The ticker's median lateness with reads against the same program without: the bound
+        is generous (a loaded 2-core machine), the reads must all answer within the timeout."""
+        base, _ = self.ticker(False)
+        got, took = self.ticker(True)
+        self.assertGreaterEqual(len(took), 3)
+        self.assertLess(max(took), 2.0, took)
+        added = (got["late_p50"] - base["late_p50"]) / 1e6
+        self.assertLess(added, 15.0, "median lateness %.2f ms with reads, %.2f ms without"
+                        % (got["late_p50"] / 1e6, base["late_p50"] / 1e6))
+
+
 class Parked(AgentCase):
     """Where each task is parked, read at a mark while every task waits on its primitive."""
 
