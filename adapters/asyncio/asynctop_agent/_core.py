@@ -443,8 +443,7 @@ def _step(cb, task, rec, *args):
             rec.idle += now - rec.t_mark
         elif st == RUNNING:  # an unwrapped step we never saw end (adopted mid-step)
             rec.busy += now - rec.t_mark
-        rec.polls += 1
-        rec.eager_sub = 0
+        rec.polls += 1  # eager_sub is 0 here: every step's end resets it
         rec.state = RUNNING
         rec.t_mark = now
         if S.tracking and not rec.dirty:  # _mark(rec), inlined
@@ -480,6 +479,7 @@ def _step(cb, task, rec, *args):
 
 def _step_end(task, rec, done, now):
     if rec.state != RUNNING:
+        rec.eager_sub = 0
         return  # finished by other means (should not happen)
     sub = rec.eager_sub
     d = now - rec.t_mark - sub

@@ -373,10 +373,13 @@ def case_churn():
     async def main():
         stop = []
         keep = set()
+        going = asyncio.Event()  # set once 5 000 tasks came and went: churn is under way
 
         async def spawner():
             n = 0
             while not stop:
+                if n >= 5000:
+                    going.set()
                 for _ in range(200):
                     t = asyncio.create_task(short())
                     keep.add(t)
@@ -386,6 +389,7 @@ def case_churn():
             truth["spawned"] = n
 
         sp = asyncio.create_task(spawner(), name="spawner")
+        await going.wait()
         await mark("churning")
         stop.append(1)
         await sp
