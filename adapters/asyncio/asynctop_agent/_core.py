@@ -722,32 +722,6 @@ def _ran_eagerly(task):
     return getattr(task, "_fut_waiter", None) is not None
 
 
-def _make_call_at(orig):
-    def call_at(self, when, callback, *args, context=None):
-        if S.enabled:
-            try:
-                callback = _timer(callback, int(when * 1e9))
-            except BaseException:
-                fault()
-        return orig(self, when, callback, *args, context=context)
-
-    call_at._asynctop = True
-    return call_at
-
-
-def _timer(cb, due_ns):
-    tls = S.tls
-
-    def timer(*args):
-        tls.due = due_ns
-        try:
-            return cb(*args)
-        finally:
-            tls.due = None
-
-    return timer
-
-
 # -- install, uninstall, fault ---------------------------------------------------------------
 
 def _patch(cls, name, maker):
@@ -765,7 +739,9 @@ def patch_loop_class(cls, timers):
     _patch(cls, "call_soon", _make_call_soon)
     _patch(cls, "create_task", _make_create_task)
     if timers:
-        _patch(cls, "call_at", _make_call_at)
+        from ._timers import make_call_at  # here: _timers imports this module
+
+        _patch(cls, "call_at", make_call_at)
 
 
 def _check_loop_class(cls):

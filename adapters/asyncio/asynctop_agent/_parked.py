@@ -19,7 +19,8 @@ import types
 
 import asyncio
 
-from ._core import S, MAX_DEPTH, _frame_id, _timer, _ASYNCIO_DIR
+from ._core import S, MAX_DEPTH, _frame_id, _ASYNCIO_DIR
+from ._timers import timer as _timer
 
 _CORO = types.CoroutineType
 _GEN = types.GeneratorType
