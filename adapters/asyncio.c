@@ -13,7 +13,8 @@
  *   seq;
  * - HELLO_OK.pid is not compared with the pid asked for (PID namespaces
  *   differ); SO_PEERCRED and proc_start_ticks decide;
- * - HELLO asks for versions 1..1. */
+ * - HELLO asks for versions 2..2: a version 1 agent is refused with the
+ *   versions named (it sends no parked-at stacks). */
 #include "adapters/asyncio.h"
 
 #include <errno.h>
@@ -45,7 +46,7 @@ static enum status hello(struct adapter *a, struct collect *c,
 {
 	struct aio *p = a->priv;
 	struct wire *w = &p->w;
-	unsigned char body[8] = { 1, 0, 1, 0, 0, 0, 0, 0 }; /* 1..1, 0 */
+	unsigned char body[8] = { 2, 0, 2, 0, 0, 0, 0, 0 }; /* 2..2, 0 */
 	uint64_t timeout = a->cfg.reply_timeout_ns;
 	uint64_t deadline = u64_add_sat(collect_now(), timeout), ticks, now;
 	uint64_t start, agent_start;
@@ -506,6 +507,7 @@ static void aio_close(struct adapter *a)
 	mem_free(p->tasks);
 	mem_free(p->sites);
 	mem_free(p->out);
+	mem_free(p->pout);
 	mem_free(p->rx);
 }
 

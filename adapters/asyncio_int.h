@@ -18,7 +18,7 @@
 
 #define MS ((uint64_t)1000000u)
 
-#define TASK_RECORD 112
+#define TASK_RECORD 128
 #define AGG_RECORD  64
 #define END_SIZE    64
 #define HELLO_FIXED 64
@@ -43,6 +43,7 @@ enum {
 	END_FINAL = 1u << 0,
 	END_FIRST = 1u << 1,
 	TASK_SPAWN_UNKNOWN = 1u << 0,
+	TASK_NO_WAKER = 1u << 3,
 };
 
 /* A u64 -> index map (open addressing, key 0 is empty, backward-shift
@@ -66,16 +67,20 @@ struct stk {
 struct task {
 	uint64_t id, created, ended, t_mark;
 	uint64_t polls, wakes, busy, sched, idle; /* up to t_mark */
-	uint32_t stack, name, thread;             /* index + 1; 0: none */
+	uint64_t self_wakes, base_self_wakes;     /* cumulative; at the start */
+	uint64_t max_step; /* the longest step received in this window */
+	uint32_t stack, name, thread; /* index + 1; 0: none */
+	uint32_t parked; /* parked-at stack, index + 1; 0: unknown */
 	uint8_t state;
-	bool unknown_site, has_base;
+	bool unknown_site, has_base, no_waker;
 	struct metrics base; /* figures at the window's start */
 };
 
 struct site {
 	uint64_t key;
 	uint32_t stack, thread;   /* index + 1; 0: none */
-	uint64_t cur[6], base[6]; /* tasks, polls, wakes, busy, sched, idle */
+	uint64_t cur[7], base[7]; /* tasks, polls, wakes, busy, sched, idle,
+	                             self_wakes */
 };
 
 struct aio {
@@ -107,8 +112,8 @@ struct aio {
 	bool state_sent;
 	enum source_state last_state;
 	/* reusable output */
-	struct strview *out;
-	size_t capout;
+	struct strview *out, *pout; /* spawn and parked-at frames */
+	size_t capout, cappout;
 	char thread_frame[MAX_STRING + 16];
 	char source[160];
 	char err[600];
@@ -199,6 +204,12 @@ MUST_CHECK enum status aio_take_end(struct aio *p, struct end *e,
 
 /* Task t's cumulative figures at boundary T (§6) into *m. */
 void aio_task_at(const struct task *t, uint64_t T, struct metrics *m);
+/* Task i's sample for the window ending at T into *s: spawn stack,
+ * parked-at stack (each with [thread NAME] first when several loops ran),
+ * the five figures and the extras the agent tells (frames borrowed from p
+ * until the next call).  STATUS_NOMEM. */
+MUST_CHECK enum status aio_task_sample(struct aio *p, size_t i, uint64_t T,
+                                       struct sample *s);
 /* Replaces c's samples with every task's and site's figures from the
  * window's start to T (frames borrowed from p until the next call). */
 void aio_emit(struct aio *p, struct collect *c, uint64_t T);

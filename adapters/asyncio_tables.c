@@ -291,6 +291,45 @@ static enum status task_slot(struct aio *p, uint64_t id, uint32_t *out,
 	return STATUS_OK;
 }
 
+/* The parked-at stack of record n (at offset at) into n->parked, checked:
+ * defined, whole (no parent: it is not a chain), only for a task that is
+ * waiting, and the no-waker flag only with one; a longest step within the
+ * busy time.  On failure w's error is set; returns false. */
+static bool check_parked(const struct aio *p, struct wire *w, size_t at,
+                         struct task *n, uint32_t parked_id)
+{
+	unsigned long long id = (unsigned long long)n->id;
+
+	if (!stk_ref(p, parked_id, &n->parked))
+		(void)wire_fail(
+		    w, at + 36,
+		    "task %llu is parked at stack %u, which is not defined", id,
+		    parked_id);
+	else if (n->parked && p->stks[n->parked - 1].parent)
+		(void)wire_fail(
+		    w, at + 36,
+		    "task %llu is parked at stack %u, which has a parent (a parked-at stack stands alone)",
+		    id, parked_id);
+	else if (n->parked && n->state != TASK_SCHEDULED &&
+	         n->state != TASK_IDLE)
+		(void)wire_fail(w, at + 36,
+		                "task %llu is %s but has a parked-at stack", id,
+		                n->state == TASK_DONE ? "done" : "running");
+	else if (n->no_waker && !n->parked)
+		(void)wire_fail(w, at + 34,
+		                "task %llu has no waker but no parked-at stack",
+		                id);
+	else if (n->max_step > n->busy)
+		(void)wire_fail(
+		    w, at + 112,
+		    "task %llu has a longest step (%llu ns) longer than all its busy time (%llu ns)",
+		    id, (unsigned long long)n->max_step,
+		    (unsigned long long)n->busy);
+	else
+		return true;
+	return false;
+}
+
 enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 {
 	struct wire *w = &p->w;
@@ -307,8 +346,7 @@ enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 		const unsigned char *r;
 		struct task n;
 		uint32_t ti = 0;
-		uint64_t self_wakes;
-		uint32_t stack_id, name_id, thread_id;
+		uint32_t stack_id, name_id, thread_id, parked_id;
 		uint16_t flags;
 		enum status st;
 
@@ -322,16 +360,19 @@ enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 		thread_id = wire_le32(r + 24);
 		n.state = r[32];
 		flags = wire_le16(r + 34);
+		parked_id = wire_le32(r + 36);
 		n.created = wire_le64(r + 40);
 		n.ended = wire_le64(r + 48);
 		n.t_mark = wire_le64(r + 56);
 		n.polls = wire_le64(r + 64);
 		n.wakes = wire_le64(r + 72);
-		self_wakes = wire_le64(r + 80);
+		n.self_wakes = wire_le64(r + 80);
 		n.busy = wire_le64(r + 88);
 		n.sched = wire_le64(r + 96);
 		n.idle = wire_le64(r + 104);
+		n.max_step = wire_le64(r + 112);
 		n.unknown_site = (flags & TASK_SPAWN_UNKNOWN) != 0;
+		n.no_waker = (flags & TASK_NO_WAKER) != 0;
 		if (n.id == 0)
 			(void)wire_fail(w, at, "task id 0");
 		else if (n.state < TASK_SCHEDULED || n.state > TASK_DONE)
@@ -350,7 +391,7 @@ enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 			                "task %llu changed state before it was "
 			                "created",
 			                (unsigned long long)n.id);
-		else if (self_wakes > n.wakes)
+		else if (n.self_wakes > n.wakes)
 			(void)wire_fail(
 			    w, at + 80,
 			    "task %llu has more self-wakes than wakes",
@@ -373,6 +414,8 @@ enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 			    "task %llu names thread string %u, which "
 			    "is not defined",
 			    (unsigned long long)n.id, thread_id);
+		else
+			(void)check_parked(p, w, at, &n, parked_id);
 		if (wire_status(w) != STATUS_OK)
 			break;
 		if (n.unknown_site)
@@ -382,10 +425,16 @@ enum status aio_take_tasks(struct aio *p, uint64_t *records, struct failure *f)
 			return st;
 		n.has_base = p->tasks[ti].has_base;
 		n.base = p->tasks[ti].base;
+		n.base_self_wakes = p->tasks[ti].base_self_wakes;
+		/* each record carries the longest step since the previous
+		 * one: the window's is the largest received in it */
+		if (p->tasks[ti].max_step > n.max_step)
+			n.max_step = p->tasks[ti].max_step;
 		if (p->have_start && n.t_mark <= p->t_start) {
 			/* protocol §6: a record whose state began before the
 			 * window's start is exact there: it is the baseline */
 			aio_task_at(&n, p->t_start, &n.base);
+			n.base_self_wakes = n.self_wakes;
 			n.has_base = true;
 		}
 		p->tasks[ti] = n;
@@ -452,10 +501,11 @@ enum status aio_take_aggs(struct aio *p, struct failure *f)
 		s = &p->sites[idx];
 		s->cur[0] = wire_le64(r + 8);  /* tasks */
 		s->cur[1] = wire_le64(r + 16); /* polls */
-		s->cur[2] = wire_le64(r + 24); /* wakes; +32 self_wakes */
+		s->cur[2] = wire_le64(r + 24); /* wakes */
 		s->cur[3] = wire_le64(r + 40); /* busy */
 		s->cur[4] = wire_le64(r + 48); /* sched */
 		s->cur[5] = wire_le64(r + 56); /* idle */
+		s->cur[6] = wire_le64(r + 32); /* self_wakes */
 	}
 	(void)wire_end(w, "the last aggregate record");
 	return wire_status(w) == STATUS_OK ? STATUS_OK

@@ -50,13 +50,16 @@ static struct strview str_view(const struct aio *p, uint32_t ref)
 	           : sv_n("", 0);
 }
 
-/* Fills p->out with a spawn stack, root first: [thread NAME] when asked,
- * then [spawn site unknown] when unknown, else the chain of stack (its
- * 4096 frames nearest the leaf), or nothing for stack 0 (the model's [no
- * spawn stack]; spelled out under a thread frame).  STATUS_NOMEM. */
-static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
-                             bool thread, uint32_t tref, size_t *depth)
+/* Fills *outp (capacity *cap) with a stack, root first: [thread NAME]
+ * when asked, then [spawn site unknown] when unknown, else the chain of
+ * stack (its 4096 frames nearest the leaf), or nothing for stack 0 (the
+ * model's [no spawn stack]; spelled out under a thread frame).
+ * STATUS_NOMEM. */
+static enum status stack_into(struct aio *p, struct strview **outp, size_t *cap,
+                              uint32_t stack, bool unknown, bool thread,
+                              uint32_t tref, size_t *depth)
 {
+	struct strview *out;
 	size_t total = 0, off = thread ? 1 : 0, d, pos;
 	uint32_t s;
 
@@ -65,22 +68,22 @@ static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
 	for (s = stack; s && total < MAX_FRAMES; s = p->stks[s - 1].parent)
 		total += p->stks[s - 1].n;
 	d = stack ? size_min(total, MAX_FRAMES) : (unknown || thread) ? 1 : 0;
-	if (mem_grow(&p->out, &p->capout, off + d + 1, sizeof(*p->out)) !=
-	    STATUS_OK)
+	if (mem_grow(outp, cap, off + d + 1, sizeof(**outp)) != STATUS_OK)
 		return STATUS_NOMEM;
+	out = *outp;
 	if (thread) {
 		struct strview n = str_view(p, tref);
 		int k =
 		    snprintf(p->thread_frame, sizeof(p->thread_frame),
 		             "[thread %.*s]", (int)n.len, n.len ? n.ptr : "");
 
-		p->out[0] = sv_n(p->thread_frame,
-		                 size_min((size_t)(k < 0 ? 0 : k),
-		                          sizeof(p->thread_frame) - 1));
+		out[0] = sv_n(p->thread_frame,
+		              size_min((size_t)(k < 0 ? 0 : k),
+		                       sizeof(p->thread_frame) - 1));
 	}
 	if (!stack) {
 		if (d)
-			p->out[off] =
+			out[off] =
 			    reserved_name(unknown ? RESERVED_SPAWN_UNKNOWN
 			                          : RESERVED_NO_STACK);
 		*depth = off + d;
@@ -92,15 +95,67 @@ static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
 		uint32_t j;
 
 		for (j = k->n; j > 0 && pos > off; j--)
-			p->out[--pos] =
+			out[--pos] =
 			    str_view(p, p->frame_pool[k->off + j - 1] + 1);
 	}
 	*depth = off + d;
 	return STATUS_OK;
 }
 
+static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
+                             bool thread, uint32_t tref, size_t *depth)
+{
+	return stack_into(p, &p->out, &p->capout, stack, unknown, thread, tref,
+	                  depth);
+}
+
+/* The figures beside the five that the agent tells for task t in the
+ * window ending at T: self-wakes, the longest step (a step still running
+ * at T counts as far as it went), that step's run so far, and whether it
+ * waits where nothing can wake it. */
+static void task_extras(const struct task *t, uint64_t T, struct extras *x)
+{
+	uint64_t now =
+	    t->state == TASK_RUNNING && T > t->t_mark ? T - t->t_mark : 0;
+	uint64_t base = t->has_base ? t->base_self_wakes : 0;
+
+	memset(x, 0, sizeof(*x));
+	x->v[EXTRA_SELF_WAKES] =
+	    t->self_wakes > base ? t->self_wakes - base : 0;
+	x->v[EXTRA_MAX_POLL] = t->max_step > now ? t->max_step : now;
+	x->v[EXTRA_POLL_NOW] = now;
+	x->v[EXTRA_NO_WAKER] = t->no_waker ? 1 : 0;
+	x->known = 1u << EXTRA_SELF_WAKES | 1u << EXTRA_MAX_POLL |
+	           1u << EXTRA_POLL_NOW | 1u << EXTRA_NO_WAKER;
+}
+
 /* Replaces the window's samples with every task's and site's figures
  * from the window's start to T. */
+enum status aio_task_sample(struct aio *p, size_t i, uint64_t T,
+                            struct sample *s)
+{
+	const struct task *t = &p->tasks[i];
+	bool threads = p->loop_threads > 1;
+	size_t depth, pdepth = 0;
+
+	if (frames_of(p, t->stack, t->unknown_site, threads, t->thread,
+	              &depth) != STATUS_OK ||
+	    (t->parked && stack_into(p, &p->pout, &p->cappout, t->parked, false,
+	                             threads, t->thread, &pdepth) != STATUS_OK))
+		return STATUS_NOMEM;
+	*s = (struct sample){
+		.frames = p->out,
+		.depth = depth,
+		.task = str_view(p, t->name),
+		.tasks = 1,
+		.parked = pdepth ? p->pout : NULL,
+		.parked_depth = pdepth,
+	};
+	task_window(t, T, &s->m);
+	task_extras(t, T, &s->x);
+	return STATUS_OK;
+}
+
 void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 {
 	bool threads = p->loop_threads > 1;
@@ -108,31 +163,23 @@ void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 
 	collect_clear(c);
 	for (i = 0; i < p->ntasks; i++) {
-		const struct task *t = &p->tasks[i];
 		struct sample s;
 
-		memset(&s, 0, sizeof(s));
-		if (frames_of(p, t->stack, t->unknown_site, threads, t->thread,
-		              &depth) != STATUS_OK) {
+		if (aio_task_sample(p, i, T, &s) != STATUS_OK) {
 			collect_dropped(c, 1);
 			continue;
 		}
-		task_window(t, T, &s.m);
-		s.frames = p->out;
-		s.depth = depth;
-		s.task = str_view(p, t->name);
-		s.tasks = 1;
 		if (collect_add(c, &s) != STATUS_OK)
 			continue; /* counted as dropped by the worker */
 	}
 	for (i = 0; i < p->nsites; i++) {
 		const struct site *x = &p->sites[i];
-		uint64_t d[6];
+		uint64_t d[7];
 		char name[64];
 		struct sample s;
 		int k;
 
-		for (k = 0; k < 6; k++)
+		for (k = 0; k < 7; k++)
 			d[k] =
 			    x->cur[k] > x->base[k] ? x->cur[k] - x->base[k] : 0;
 		if (!d[0])
@@ -154,6 +201,8 @@ void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 		s.m.v[METRIC_BUSY] = d[3];
 		s.m.v[METRIC_SCHED] = d[4];
 		s.m.v[METRIC_IDLE] = d[5];
+		s.x.v[EXTRA_SELF_WAKES] = d[6];
+		s.x.known = 1u << EXTRA_SELF_WAKES;
 		if (collect_add(c, &s) != STATUS_OK)
 			continue;
 	}
@@ -170,6 +219,8 @@ void aio_roll(struct aio *p, uint64_t T)
 
 		if (t->state != TASK_DONE) {
 			aio_task_at(t, T, &t->base);
+			t->base_self_wakes = t->self_wakes;
+			t->max_step = 0;
 			t->has_base = true;
 			i++;
 			continue;

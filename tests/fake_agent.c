@@ -24,7 +24,7 @@ void fr_begin(struct buf *b, uint16_t type, uint32_t seq, size_t *at)
 {
 	*at = b->len;
 	(void)buf_add(b, "ATOP", 4);
-	(void)wire_put_u16(b, 1);
+	(void)wire_put_u16(b, ASYNCIO_PROTO_VERSION);
 	(void)wire_put_u16(b, type);
 	(void)wire_put_u32(b, 0);
 	(void)wire_put_u32(b, seq);
@@ -105,7 +105,7 @@ static void put_task(struct buf *b, const struct ftask *t)
 	(void)wire_put_u8(b, t->state);
 	(void)wire_put_u8(b, 0);
 	(void)wire_put_u16(b, t->flags);
-	(void)wire_put_u32(b, 0);
+	(void)wire_put_u32(b, t->parked);
 	(void)wire_put_u64(b, t->created);
 	(void)wire_put_u64(b, t->ended);
 	(void)wire_put_u64(b, t->t_mark);
@@ -115,6 +115,8 @@ static void put_task(struct buf *b, const struct ftask *t)
 	(void)wire_put_u64(b, t->busy);
 	(void)wire_put_u64(b, t->sched);
 	(void)wire_put_u64(b, t->idle);
+	(void)wire_put_u64(b, t->max_step);
+	(void)wire_put_u64(b, 0);
 }
 
 void put_tasks(struct buf *b, uint32_t seq, const struct ftask *t, size_t n)
@@ -123,7 +125,7 @@ void put_tasks(struct buf *b, uint32_t seq, const struct ftask *t, size_t n)
 
 	fr_begin(b, ASYNCIO_TASKS, seq, &at);
 	(void)wire_put_u32(b, (uint32_t)n);
-	(void)wire_put_u32(b, 112);
+	(void)wire_put_u32(b, 128);
 	for (i = 0; i < n; i++)
 		put_task(b, &t[i]);
 	fr_end(b, at);
@@ -142,7 +144,7 @@ void put_aggs(struct buf *b, uint32_t seq, const struct fagg *g, size_t n)
 		(void)wire_put_u64(b, g[i].tasks);
 		(void)wire_put_u64(b, g[i].polls);
 		(void)wire_put_u64(b, g[i].wakes);
-		(void)wire_put_u64(b, 0);
+		(void)wire_put_u64(b, g[i].self_wakes);
 		(void)wire_put_u64(b, g[i].busy);
 		(void)wire_put_u64(b, g[i].sched);
 		(void)wire_put_u64(b, g[i].idle);

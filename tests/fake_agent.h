@@ -54,6 +54,8 @@ struct ftask {
 	uint16_t flags;
 	uint64_t created, ended, t_mark, polls, wakes, self_wakes, busy, sched,
 	    idle;
+	uint32_t parked;   /* parked-at stack id; 0: unknown */
+	uint64_t max_step; /* longest step since the previous record */
 };
 
 /* TASKS with the n task records of t (loop 0 is sent as 1). */
@@ -62,6 +64,7 @@ void put_tasks(struct buf *b, uint32_t seq, const struct ftask *t, size_t n);
 struct fagg {
 	uint32_t stack, thread;
 	uint64_t tasks, polls, wakes, busy, sched, idle;
+	uint64_t self_wakes;
 };
 
 /* AGGS with the n aggregates of g. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "adapters/asyncio.h"
+#include "adapters/asyncio_int.h"
 #include "adapters/worker.h"
 #include "model/alloc.h"
 #include "model/buf.h"
@@ -27,7 +28,7 @@ START_TEST(asyncio_window_arithmetic)
 	struct ftask a1 = agent_task_a0, c1 = { 0 }, d1 = { 0 },
 	             b1 = agent_task_b0;
 	struct ftask b3 = agent_task_b0;
-	struct fagg agg = { 2, 5, 3, 6, 3, MSs(30), MSs(20), MSs(10) };
+	struct fagg agg = { 2, 5, 3, 6, 3, MSs(30), MSs(20), MSs(10), 1 };
 	struct ftask two[4];
 
 	agent_init(&g);
@@ -322,7 +323,7 @@ END_TEST
 static void torture_agent(struct agent *g)
 {
 	struct ftask t[2] = { agent_task_a0, agent_task_b0 };
-	struct fagg agg = { 2, 5, 3, 6, 3, MSs(30), MSs(20), MSs(10) };
+	struct fagg agg = { 2, 5, 3, 6, 3, MSs(30), MSs(20), MSs(10), 1 };
 	struct buf *b;
 
 	agent_init(g);
@@ -405,6 +406,102 @@ START_TEST(asyncio_allocation_failures)
 }
 END_TEST
 
+/* Points p's frame reader at the payload of the one frame in b. */
+static void frame_in(struct aio *p, const struct buf *b)
+{
+	ck_assert_uint_ge(b->len, 16);
+	wire_init(&p->w, b->data + 16, b->len - 16);
+}
+
+/* A task's parked-at stack and the figures beside the five, straight from
+ * decoded frames: a waiting task with no waker, then a running one whose
+ * step is still going at the window's end. */
+START_TEST(asyncio_parked_and_extras)
+{
+	static const struct fstr more[3] = {
+		{ 7, "app:worker:30" },
+		{ 8, "asyncio.locks:Lock.acquire:114" },
+		{ 9, "[awaits Lock]" },
+	};
+	static const struct fstack parked = { 3, 0, 3, { 7, 8, 9 } };
+	struct ftask t[2] = { agent_task_a0, agent_task_b0 };
+	struct aio p;
+	struct buf b;
+	struct failure f;
+	struct sample s;
+	uint64_t n = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.fd = -1;
+	t[0].parked = 3;
+	t[0].flags = 8; /* no waker */
+	t[0].self_wakes = 2;
+	t[0].max_step = MSs(40);
+	t[1].max_step = MSs(20);
+	buf_init(&b);
+	put_strings(&b, 2, agent_strs, 6);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_strings(&b, 2, more, 3);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, agent_stacks, 2);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, &parked, 1);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_tasks(&b, 2, t, 2);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_tasks(&p, &n, &f), STATUS_OK);
+	ck_assert_uint_eq(n, 2);
+
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 3);
+	ck_assert_uint_eq(s.parked_depth, 3);
+	ck_assert(sv_eq(s.parked[0], sv_c("app:worker:30")));
+	ck_assert(sv_eq(s.parked[1], sv_c("asyncio.locks:Lock.acquire:114")));
+	ck_assert(sv_eq(s.parked[2], sv_c("[awaits Lock]")));
+	ck_assert_uint_eq(s.x.known,
+	                  1u << EXTRA_SELF_WAKES | 1u << EXTRA_MAX_POLL |
+	                      1u << EXTRA_POLL_NOW | 1u << EXTRA_NO_WAKER);
+	ck_assert_uint_eq(s.x.v[EXTRA_SELF_WAKES], 2);
+	ck_assert_uint_eq(s.x.v[EXTRA_MAX_POLL], MSs(40));
+	ck_assert_uint_eq(s.x.v[EXTRA_POLL_NOW], 0);
+	ck_assert_uint_eq(s.x.v[EXTRA_NO_WAKER], 1);
+
+	/* B runs since 0.95 s: at 1 s its step has run 50 ms, longer than
+	 * any it finished */
+	ck_assert_int_eq(aio_task_sample(&p, 1, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.parked_depth, 0);
+	ck_assert_ptr_null(s.parked);
+	ck_assert_uint_eq(s.x.v[EXTRA_POLL_NOW], MSs(50));
+	ck_assert_uint_eq(s.x.v[EXTRA_MAX_POLL], MSs(50));
+	ck_assert_uint_eq(s.x.v[EXTRA_NO_WAKER], 0);
+
+	/* the next window starts from the baselines: no self-wakes, no
+	 * finished step yet */
+	aio_roll(&p, MSs(1000));
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(2000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.x.v[EXTRA_SELF_WAKES], 0);
+	ck_assert_uint_eq(s.x.v[EXTRA_MAX_POLL], 0);
+	ck_assert_uint_eq(s.parked_depth, 3);
+
+	buf_fini(&b);
+	aio_reset(&p);
+	mem_free(p.strs);
+	mem_free(p.stks);
+	mem_free(p.frame_pool);
+	mem_free(p.tasks);
+	mem_free(p.out);
+	mem_free(p.pout);
+}
+END_TEST
+
 Suite *suite_asyncio(void);
 Suite *suite_asyncio(void)
 {
@@ -419,6 +516,7 @@ Suite *suite_asyncio(void)
 	tcase_add_test(t, asyncio_unreachable);
 	tcase_add_test(t, asyncio_deep_chain);
 	tcase_add_test(t, asyncio_allocation_failures);
+	tcase_add_test(t, asyncio_parked_and_extras);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -28,7 +28,7 @@ static void bad_version(struct agent *g)
 	struct buf *b = agent_step(g, AGENT_REPLY);
 
 	put_hello_ok(b, 1, 1);
-	b->data[4] = 2;
+	b->data[4] = 1; /* an agent of the previous protocol */
 }
 
 static void oversized(struct agent *g)
@@ -218,6 +218,59 @@ static void hello_error_version(struct agent *g)
 	fr_end(b, at);
 }
 
+/* The first reply with task t instead of task A. */
+static void reply_with(struct agent *g, const struct ftask *t)
+{
+	struct buf *b;
+
+	agent_hello_ok(g);
+	b = agent_step(g, AGENT_REPLY);
+	put_strings(b, 2, agent_strs, 6);
+	put_stacks(b, 2, agent_stacks, 2);
+	put_tasks(b, 2, t, 1);
+	put_end(b, 2, SEC, 1, 1, 0);
+}
+
+static void parked_undefined(struct agent *g)
+{
+	struct ftask t = agent_task_a0;
+
+	t.parked = 99;
+	reply_with(g, &t);
+}
+
+static void parked_with_parent(struct agent *g)
+{
+	struct ftask t = agent_task_a0;
+
+	t.parked = 2; /* a spawn-stack link, not a whole parked-at stack */
+	reply_with(g, &t);
+}
+
+static void parked_while_running(struct agent *g)
+{
+	struct ftask t = agent_task_b0;
+
+	t.parked = 1;
+	reply_with(g, &t);
+}
+
+static void no_waker_unparked(struct agent *g)
+{
+	struct ftask t = agent_task_a0;
+
+	t.flags = 8;
+	reply_with(g, &t);
+}
+
+static void step_over_busy(struct agent *g)
+{
+	struct ftask t = agent_task_a0;
+
+	t.max_step = t.busy + 1;
+	reply_with(g, &t);
+}
+
 static void closes_mid_frame(struct agent *g)
 {
 	struct buf *b;
@@ -238,7 +291,7 @@ static const struct bad bads[] = {
 	  "the reply does not start with the magic \"ATOP\" (got 48 54 54 50): "
 	  "not an asynctop agent" },
 	{ "version", bad_version, STATUS_MALFORMED,
-	  "agent speaks protocol version 2, this reader speaks 1" },
+	  "agent speaks protocol version 1, this reader speaks 2" },
 	{ "oversized", oversized, STATUS_MALFORMED,
 	  "a TASKS frame of 2097152 bytes exceeds the 1048576-byte limit" },
 	{ "type", unknown_type, STATUS_MALFORMED, "unknown frame type 0x0042" },
@@ -270,17 +323,27 @@ static const struct bad bads[] = {
 	{ "seq", wrong_seq, STATUS_MALFORMED,
 	  "the END frame answers request 9 while request 2 was pending" },
 	{ "record size", record_size, STATUS_MALFORMED,
-	  "TASKS frame: task records of 100 bytes, not 112 at offset 4" },
+	  "TASKS frame: task records of 100 bytes, not 128 at offset 4" },
 	{ "done", done_without_end, STATUS_MALFORMED,
 	  "TASKS frame: task 1 is done but its end time is 0 at offset 56" },
 	{ "hello lengths", hello_lengths, STATUS_MALFORMED,
 	  "HELLO_OK frame: string lengths 300, 6, 3 exceed 256, 1024, 64 at "
 	  "offset 56" },
 	{ "hello version", hello_error_version, STATUS_MALFORMED,
-	  "the agent does not speak version 1: this agent speaks 3" },
+	  "the agent does not speak version 2: this agent speaks 3" },
+	{ "parked undefined", parked_undefined, STATUS_MALFORMED,
+	  "TASKS frame: task 1 is parked at stack 99, which is not defined at offset 44" },
+	{ "parked parent", parked_with_parent, STATUS_MALFORMED,
+	  "TASKS frame: task 1 is parked at stack 2, which has a parent (a parked-at stack stands alone) at offset 44" },
+	{ "parked running", parked_while_running, STATUS_MALFORMED,
+	  "TASKS frame: task 2 is running but has a parked-at stack at offset 44" },
+	{ "no waker", no_waker_unparked, STATUS_MALFORMED,
+	  "TASKS frame: task 1 has no waker but no parked-at stack at offset 42" },
+	{ "longest step", step_over_busy, STATUS_MALFORMED,
+	  "TASKS frame: task 1 has a longest step (100000001 ns) longer than all its busy time (100000000 ns) at offset 120" },
 	{ "mid-frame", closes_mid_frame, STATUS_MALFORMED,
 	  "the agent closed the connection in the middle of a TASKS frame (10 "
-	  "of 232 bytes)" },
+	  "of 264 bytes)" },
 };
 
 START_TEST(asyncio_hostile)

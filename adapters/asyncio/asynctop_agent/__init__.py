@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 
-from . import _core, _server
+from . import _core, _probe, _server
 from ._core import S
 
 __all__ = ["start", "stop", "socket_path", "is_enabled"]
@@ -30,7 +30,7 @@ def _announce():
 
     Under `asynctop -- COMMAND` ($ASYNCTOP_RENDEZVOUS set), appends "PID SOCKETPATH\n" to the
     rendezvous file in one write: the first line is the process asynctop attaches to, later ones
-    (forks) are listed (decisions §8, docs/launch.md).  Announcing at the first task, not at
+    (forks) are listed (docs/launch.md).  Announcing at the first task, not at
     interpreter start, means a wrapper's helper interpreter never wins.  Never raises.
     """
     if S.need_server:
@@ -66,7 +66,7 @@ def start():
         if S.enabled or S.disabled_by_fault:
             return socket_path()
         try:
-            _core.probe()
+            _probe.probe()
             S.ring_cap = _ring_cap()
             S.init_sentinels()
             S.on_first_task = _announce

@@ -1,6 +1,6 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread.
 
-Implements docs/asyncio-protocol.md (version 1).  Replies are built in short chunks; the socket
+Implements docs/asyncio-protocol.md (version 2).  Replies are built in short chunks; the socket
 send between chunks releases the interpreter so the application keeps running during a read.
 """
 
@@ -13,10 +13,10 @@ import sys
 import threading
 import time
 
-from . import _core
-from ._core import S, DONE
+from . import _core, _parked
+from ._core import S, DONE, RUNNING
 
-VERSION = 1
+VERSION = 2
 MAGIC = b"ATOP"
 HDR = struct.Struct("<4sHHII")
 T_HELLO, T_READ, T_BYE = 1, 2, 3
@@ -26,21 +26,35 @@ REQ_LEN = {T_HELLO: 8, T_READ: 0, T_BYE: 0}
 MAX_REQ = 64
 MAX_PAYLOAD = 1 << 20
 MAX_CLIENTS = 8
+
+
+def _give_way_s():
+    try:
+        return max(0.0, float(os.environ.get("ASYNCTOP_IDLE_GIVE_WAY", "10")))
+    except ValueError:
+        return 10.0
+
+
+IDLE_GIVE_WAY_S = _give_way_s()  # a full house: a connection silent this long gives way
 IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
 CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
-FINAL_MAX = 400  # records left for the last, boundary-taking pass (well under 1 ms)
+FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
+CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
+CATCH_UP_NS = 50_000_000  # no catch-up round starts later than this after the read began
+SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
-TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQ")
+TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
 END = struct.Struct("<QQQQQIIQQ")
 HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 U32 = struct.Struct("<I")
 U32x2 = struct.Struct("<II")
 U32x3 = struct.Struct("<III")
-AGENT_VERSION = "asynctop_agent 1"
+AGENT_VERSION = "asynctop_agent 2"
+F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
 
-assert TASK.size == 112 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
+assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
 
 
 def log(msg):
@@ -146,6 +160,8 @@ class Client:
         self.gen = 0
         self.T0 = None
         self.last_read = 0
+        self.registered = False  # in the server's selector
+        self.last_request = time.monotonic()  # when it last sent a complete request
 
     def on_evict(self, old):
         """A finished record left the ring (loop thread, S.lock held)."""
@@ -220,6 +236,8 @@ class Server:
         self.closing = False
         self.wake_r = self.wake_w = None
         self.hello_flags = 0
+        self.sel = None
+        self.timers = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -311,19 +329,12 @@ class Server:
         try:
             sel.register(self.listen, selectors.EVENT_READ, None)
             sel.register(self.wake_r, selectors.EVENT_READ, "wake")
-            registered = set()
+            self.sel = sel
             while not self.closing:
                 for c in self.clients:
-                    if c not in registered:
+                    if not c.registered:
                         sel.register(c.sock, selectors.EVENT_READ, c)
-                        registered.add(c)
-                for c in list(registered):
-                    if c not in self.clients:
-                        try:
-                            sel.unregister(c.sock)
-                        except Exception:
-                            pass
-                        registered.discard(c)
+                        c.registered = True
                 events = sel.select(0.25)
                 if self.closing:
                     break
@@ -377,13 +388,37 @@ class Server:
                         % (uid, os.geteuid()))
             _linger_close(sock)
             return
-        if len(self.clients) >= MAX_CLIENTS:
-            self._error(sock, 0, E_BUSY, "too many connections (%d)" % MAX_CLIENTS)
+        if len(self.clients) >= MAX_CLIENTS and not self._make_room():
+            self._error(sock, 0, E_BUSY, "too many connections (%d), all of them active" % MAX_CLIENTS)
             _linger_close(sock)
             return
         self.clients.append(Client(sock))
 
+    def _make_room(self):
+        """All connections are taken: the one idle the longest gives way, if it has sent nothing
+        for IDLE_GIVE_WAY_S.  A reader that went quiet (stopped, or forgotten by a script) then
+        never locks the others out; one that reads at least that often keeps its place."""
+        now = time.monotonic()
+        c = min(self.clients, key=lambda x: x.last_request)
+        if now - c.last_request < IDLE_GIVE_WAY_S:
+            return False
+        self._fail(c, 0, E_BUSY, "connection idle for %.0f s, closed to make room for another reader"
+                   % (now - c.last_request))
+        return True
+
+    def _unregister(self, c):
+        """Take c's socket out of the selector before it is closed: once closed, its fd number
+        can be given to the next connection at once, and registering that one would then fail
+        with "already registered" and stop the thread."""
+        if c.registered:
+            c.registered = False
+            try:
+                self.sel.unregister(c.sock)
+            except (KeyError, ValueError, OSError):
+                pass
+
     def _drop(self, c):
+        self._unregister(c)
         if c in self.clients:
             self.clients.remove(c)
         with S.lock:
@@ -430,10 +465,11 @@ class Server:
                 return
             payload = c.rbuf[HDR.size:HDR.size + length]
             c.rbuf = c.rbuf[HDR.size + length:]
-            c.rstart = time.monotonic()
+            c.rstart = c.last_request = time.monotonic()
             self._request(c, typ, seq, payload)
 
     def _fail(self, c, seq, code, text):
+        self._unregister(c)
         self._error(c.sock, seq, code, text)
         if c in self.clients:
             self.clients.remove(c)
@@ -506,12 +542,17 @@ class Server:
         """Answer one READ (or push the final snapshot) on connection c.
 
         Changed records are copied and sent in chunks of at most CHUNK_NS each; the socket send
-        and a sleep(0) between chunks let the loop threads run.  The last pass (drain the journal,
-        copy what is left, take the boundary) is done right after re-acquiring the interpreter,
-        so in practice no loop thread runs during it; if one did (the journal is not empty after
-        the boundary was taken), the copies are sent and the pass is repeated, at most 20 times.
+        and a short sleep between chunks let the loop threads run.  First the backlog (what
+        changed before the read began) is swept; then at most CATCH_UP rounds copy what changed
+        during the previous round; then the last pass (drain the journal, copy what is left,
+        take the boundary) runs right after re-acquiring the interpreter, so in practice no loop
+        thread runs during it; if one did (the journal is not empty after the boundary was
+        taken), the copies are sent and the pass is repeated, at most 20 times.  The number of
+        rounds is bounded whatever the churn, so a read answers the state as of one instant
+        instead of chasing tasks that keep coming and going.
         """
         first = c.pending is None
+        self.timers = {}  # per loop, the tasks its pending timeouts target (for lost wakers)
         if first:
             # Journal first, then snapshot the live table: a task created in between is then
             # both journaled and (maybe) in the snapshot, never in neither.
@@ -520,37 +561,73 @@ class Server:
                 S.clients.append(c)
                 S.tracking = True
             c.pending.update(dict.fromkeys(list(S.live.values())))
+        self._drain(None)
+        last = len(c.pending) + len(c.pinned)  # the backlog; each catch-up round must shrink it
+        # While this thread wants the interpreter between chunks, a loop thread hands it over
+        # after SWITCH_S instead of the default 5 ms: the read ends sooner, each pause stays short.
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S))
+        try:
+            T, Treal, aggs, aggregated, ntasks = self._rounds(c, seq, first, last)
+        finally:
+            sys.setswitchinterval(switch)
+        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks)
+
+    def _rounds(self, c, seq, first, last):
+        """The chunks of a read (see _serve_read); returns what the END needs."""
         ntasks = 0
         passes = 0
+        rounds = 0
+        # Catching up is worth it only while rounds are short: once a read has taken longer (a
+        # slow reader, a large backlog), every round would copy again what keeps changing.
+        late = time.monotonic_ns() + CATCH_UP_NS
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
             time.sleep(YIELD_S)
             deadline = time.monotonic_ns() + CHUNK_NS
-            if not self._drain(deadline):
-                continue
             parts, out = [], []
-            with S.lock:
-                if len(c.pending) + len(c.pinned) > FINAL_MAX:
+            if c.pending or c.pinned:
+                # Sweeping a round's set: what changes meanwhile waits in the journal.
+                with S.lock:
                     self._take(c, deadline, parts, out)
-                    done = False
-                else:
-                    self._take(c, None, parts, out)
-                    T = time.monotonic_ns()
-                    Treal = time.time_ns()
-                    done = not S.journal or passes >= 20
-                    if done:
-                        if first:
-                            c.T0 = T
-                        aggs = [(k, c.agg[k]) for k in c.agg_dirty]
-                        c.agg_dirty.clear()
-                        aggregated = c.aggregated_total
-                    passes += 1
+                done = False
+            elif rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
+                continue
+            else:
+                with S.lock:
+                    size = len(c.pending) + len(c.pinned)
+                    if rounds < CATCH_UP and FINAL_MAX < size < last and time.monotonic_ns() < late:
+                        rounds += 1
+                        last = size
+                        self._take(c, deadline, parts, out)
+                        done = False
+                    else:
+                        # The last pass: at most FINAL_MAX records, so it never holds the
+                        # interpreter long.  What changed beyond that (tasks churning faster
+                        # than a read) goes in the next reply; the reader's rules (protocol §6)
+                        # take a late record as the baseline it missed.
+                        self._drain(None)
+                        self._take(c, None, parts, out, FINAL_MAX)
+                        T = time.monotonic_ns()
+                        Treal = time.time_ns()
+                        done = not S.journal or passes >= 20 or bool(c.pending)
+                        if done:
+                            if first:
+                                c.T0 = T
+                            aggs = [(k, c.agg[k]) for k in c.agg_dirty]
+                            c.agg_dirty.clear()
+                            aggregated = c.aggregated_total
+                        passes += 1
+                        rounds = CATCH_UP
             if parts or out:
                 ntasks += len(parts)
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
+        return T, Treal, aggs, aggregated, ntasks
+
+    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks):
         out = []
         for (stack, thread_name), a in aggs:
             self._need_stack(c, stack, out)
@@ -567,7 +644,7 @@ class Server:
         self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
                                            len(S.loop_threads), flags, aggregated, ntasks))
 
-    def _take(self, c, deadline, parts, out):
+    def _take(self, c, deadline, parts, out, limit=None):
         """Pack changed records (S.lock held): pinned ones first, then pending, until the deadline
         (None: all of them).  Appends packed records to parts and the definitions they need to
         out; returns the number packed.  Packs straight into bytes (no per-record tuple), so a
@@ -585,15 +662,40 @@ class Server:
             n += 1
             if deadline is not None and not n & 63 and time.monotonic_ns() > deadline:
                 break
+            if limit is not None and n >= limit:
+                break
         return n
+
+    def _parked_of(self, r):
+        """(parked-at stack id, no waker) of a record's task: walked again only when the task
+        stepped since its last walk; 0 while it runs, before its first step and once done."""
+        polls = r.polls
+        if r.state == RUNNING or r.state == DONE or not polls:
+            return 0, False
+        if r.walked == polls:
+            return r.parked, r.no_waker
+        t = r.ref()
+        if t is None:
+            return 0, False
+        try:
+            sid, nw = _parked.walk(t, self.timers)
+        except Exception:  # a chain torn by the loop thread mid-walk: unknown this time
+            return 0, False
+        if r.polls == polls:  # it did not step during the walk: keep it until it steps again
+            r.parked, r.walked, r.no_waker = sid, polls, nw
+        return sid, nw
 
     def _pack(self, c, r, pinned, parts, out):
         name_id = _task_name(r)
+        parked, nw = self._parked_of(r)
         # The fields are loaded as the call's arguments with no call in between, so the loop
         # thread cannot change r half-way through them.
         parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,
-                               r.flags, 0, r.created, r.ended, r.t_mark, r.polls, r.wakes, r.self_wakes,
-                               r.busy, r.sched, r.idle))
+                               r.flags | (F_NO_WAKER if nw else 0), parked, r.created, r.ended, r.t_mark,
+                               r.polls, r.wakes, r.self_wakes, r.busy, r.sched, r.idle, r.max_step, 0))
+        r.max_step = 0
+        if parked:
+            self._need_stack(c, parked, out)
         if parts[-1][32] == DONE:
             c.alive_ids.discard(r.tid)
             if not pinned:

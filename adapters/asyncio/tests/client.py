@@ -8,20 +8,21 @@ import socket
 import struct
 
 MAGIC = b"ATOP"
-VERSION = 1
+VERSION = 2
 HDR = struct.Struct("<4sHHII")
 HELLO, READ, BYE = 1, 2, 3
 HELLO_OK, STRINGS, STACKS, TASKS, AGGS, END, ERROR = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF
-TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQ")
+TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
 ENDS = struct.Struct("<QQQQQIIQQ")
 HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 MAX_PAYLOAD = 1 << 20
 SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
-F_UNKNOWN, F_EAGER, F_INTERNAL = 1, 2, 4
+F_UNKNOWN, F_EAGER, F_INTERNAL, F_NO_WAKER = 1, 2, 4, 8
 END_FINAL, END_FIRST = 1, 2
-FIELDS = ("tid", "parent", "stack", "name", "thread", "loop", "state", "_z1", "flags", "_z2",
-          "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle")
+FIELDS = ("tid", "parent", "stack", "name", "thread", "loop", "state", "_z1", "flags", "parked",
+          "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
+          "max_step", "_z3")
 
 
 class ProtocolError(Exception):
@@ -123,7 +124,7 @@ class Reader:
     # -- requests ------------------------------------------------------------------------
 
     def do_hello(self):
-        seq = self.send(HELLO, struct.pack("<HHI", 1, 1, 0))
+        seq = self.send(HELLO, struct.pack("<HHI", VERSION, VERSION, 0))
         typ, rseq, p = self.recv_frame()
         if typ != HELLO_OK or rseq != seq:
             raise ProtocolError("expected HELLO_OK for seq %d, got type %#x seq %d" % (seq, typ, rseq))
@@ -233,8 +234,13 @@ class Reader:
                 raise ProtocolError("bad task record")
             if (t.stack == 0) != bool(t.flags & F_UNKNOWN) and t.stack != 0:
                 pass
-            if t.stack and t.stack not in self.stacks:
-                raise ProtocolError("task %d uses undefined stack %d" % (t.tid, t.stack))
+            for sid in (t.stack, t.parked):
+                if sid and sid not in self.stacks:
+                    raise ProtocolError("task %d uses undefined stack %d" % (t.tid, sid))
+            if t.parked and (self.stacks[t.parked][0] != 0 or t.state in (RUNNING, DONE)):
+                raise ProtocolError("task %d: bad parked-at stack %d" % (t.tid, t.parked))
+            if t._z1 or t._z3:
+                raise ProtocolError("task %d: reserved fields not 0" % t.tid)
             for sid in (t.name, t.thread):
                 if sid and sid not in self.strings:
                     raise ProtocolError("task %d uses undefined string %d" % (t.tid, sid))
@@ -268,6 +274,10 @@ class Reader:
         for frames in reversed(chain):
             out.extend(self.strings[f] for f in frames)
         return out
+
+    def parked_text(self, t):
+        """Where task t is parked, root first (its own coroutine first), or [] when unknown."""
+        return self.stack_text(t.parked) if t.parked else []
 
     def name(self, t):
         return self.strings.get(t.name, "<unnamed>") if t.name else "<unnamed>"

@@ -31,7 +31,7 @@ TIMEOUT = 60.0
 
 def interpreter(check):
     """An interpreter for which `python -c check` succeeds: sys.executable first, then the ones
-    decisions §8 lists.  Returns None when there is none."""
+    run.sh lists.  Returns None when there is none."""
     cands = [sys.executable, "/usr/bin/python3", "python3.12", "python3.13"]
     cands += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
     for c in cands:
@@ -179,6 +179,10 @@ class Accuracy(AgentCase):
         t = self.one(r, "burner")
         busy, sched, idle, polls, wakes = window(a, b, t.tid)
         self.assertEqual(polls, 11)
+        # The longest single step: one 50 ms burn (wall time, so preemption may add to it).
+        self.assertGreaterEqual(t.max_step, 50_000_000)
+        self.assertLessEqual(t.max_step, busy)
+        self.assertEqual(t.parked, 0)  # finished: parked nowhere
         self.assertLess(abs(busy - truth["burned"]), 0.03 * truth["burned"])
 
     def test_reads_during_long_steps(self):
@@ -234,7 +238,7 @@ class Structure(AgentCase):
             self.assertEqual(leaf.parent, fan.tid)
             stack = r.stack_text(leaf.stack)
             self.assertEqual(stack[-4:], want)
-            self.assertEqual(stack[0].split(":")[1], "<module>")
+            self.assertEqual(stack[0].split(":")[1], "[module]")
             self.assertFalse([f for f in stack if f.startswith("asyncio") or f.startswith("asynctop_agent")])
         self.assertEqual(r.stack_text(main.stack)[-1], want[0])
 
@@ -244,7 +248,7 @@ class Structure(AgentCase):
         r, a, b, truth, _ = self.run_window("nested", launcher=True)
         for leaf in r.find("leaf"):
             stack = r.stack_text(leaf.stack)
-            self.assertEqual(stack[0].split(":")[:2], ["workload", "<module>"], stack)
+            self.assertEqual(stack[0].split(":")[:2], ["workload", "[module]"], stack)
             self.assertFalse([f for f in stack if f.split(":")[0] in ("runpy", "asynctop_agent")],
                              stack)
 
@@ -328,6 +332,168 @@ class Structure(AgentCase):
             self.check_invariants(r, x, y)
 
 
+class Churn(AgentCase):
+    def test_reads_answer_while_tasks_come_and_go(self):
+        """A read answers the state as of one instant: tasks spawned while it is being served
+        belong to the next read, so it never chases them (the reply timeout is 2 s)."""
+        c = Child(self, "churn")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        word, _ = c.line()
+        self.assertEqual(word, "mark")
+        took = []
+        for _ in range(4):
+            t0 = time.monotonic()
+            snap = r.read()
+            took.append(time.monotonic() - t0)
+        self.assertLess(max(took), 2.0, took)
+        self.assertGreater(snap.end["finished_total"], 0)
+        c.send("ok")
+        truth = c.until_done()
+        last = r.read()
+        self.assertGreaterEqual(truth["spawned"], 5000)
+        self.assertEqual(last.end["live"], 0)
+        c.finish()
+
+
+class Stall(AgentCase):
+    def ticker(self, reads):
+        """The stall workload (tasks that keep waking, a ticker) with reads every 0.5 s or none."""
+        c = Child(self, "stall", env={"STALL_TASKS": "3000", "STALL_SECONDS": "2"})
+        r = self.reader(c.path) if reads else None
+        if r is not None:
+            r.read()
+        c.send("go")
+        fd = c.p.stdout.fileno()
+        took = []
+        while not select.select([fd], [], [], 0.5)[0]:  # the reading period, not a sync
+            if r is not None:
+                t0 = time.monotonic()
+                r.read()
+                took.append(time.monotonic() - t0)
+        truth = c.until_done()
+        c.finish()
+        return truth, took
+
+    def test_reads_do_not_stall_the_loop(self):
+        """The ticker's median lateness with reads against the same program without: the bound
+        is generous (a loaded 2-core machine), the reads must all answer within the timeout."""
+        base, _ = self.ticker(False)
+        got, took = self.ticker(True)
+        self.assertGreaterEqual(len(took), 3)
+        self.assertLess(max(took), 2.0, took)
+        added = (got["late_p50"] - base["late_p50"]) / 1e6
+        self.assertLess(added, 15.0, "median lateness %.2f ms with reads, %.2f ms without"
+                        % (got["late_p50"] / 1e6, base["late_p50"] / 1e6))
+
+
+class Parked(AgentCase):
+    """Where each task is parked, read at a mark while every task waits on its primitive."""
+
+    def parked(self, python=None, env=None):
+        c = Child(self, "parked", env=env, python=python)
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = {}
+
+        def at_mark(_):
+            snap = r.read()
+            for t in snap.tasks.values():
+                got[r.name(t)] = (r.parked_text(t), t)
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        return got, truth["lines"], r
+
+    def check_all(self, got, ln, uv=False):
+        w = "workload:"
+
+        def stack(name):
+            frames, _ = got[name]
+            self.assertTrue(frames, "%s: no parked-at stack" % name)
+            return frames
+
+        lock = stack("lock")
+        self.assertEqual(lock[0], w + "p_lock:%d" % ln["lock"])
+        self.assertTrue(lock[-2].startswith("asyncio.locks:Lock.acquire:"), lock)
+        self.assertEqual(lock[-1], "[awaits Lock]")
+        self.assertEqual(stack("event"), [w + "p_event:%d" % ln["event"], stack("event")[1], "[awaits Event]"])
+        self.assertTrue(stack("event")[1].startswith("asyncio.locks:Event.wait:"))
+        self.assertEqual(stack("queue")[0], w + "p_queue:%d" % ln["queue"])
+        self.assertEqual(stack("queue")[-1], "[awaits Queue.get]")
+        self.assertEqual(stack("sem")[-1], "[awaits Semaphore]")
+        self.assertEqual(stack("sleep")[0], w + "p_sleep:%d" % ln["sleep"])
+        self.assertEqual(stack("sleep")[-1], "[awaits sleep]")
+        self.assertEqual(stack("awaits-task"), [w + "p_await_task:%d" % ln["task"], "[awaits task target]"])
+        self.assertEqual(stack("gather"), [w + "p_gather:%d" % ln["gather"], "[awaits gather]"])
+        nested = stack("nested")
+        self.assertEqual(nested[:2], [w + "p_outer:%d" % ln["outer"], w + "p_middle:%d" % ln["middle"]])
+        self.assertEqual(nested[-1], "[awaits Event]")
+        agen = stack("agen")
+        self.assertEqual(agen[:2], [w + "p_consumer:%d" % ln["consumer"], w + "p_agen:%d" % ln["agen"]])
+        self.assertEqual(agen[-1], "[awaits Event]")
+        tg = stack("taskgroup")
+        self.assertEqual(tg[0], w + "p_taskgroup:%d" % ln["tg"])
+        self.assertEqual(tg[-1], "[awaits TaskGroup]")
+        self.assertEqual(stack("tg-child")[-1], "[awaits Event]")
+        self.assertEqual(stack("read")[0], w + "p_read:%d" % ln["read"])
+        self.assertEqual(stack("read")[-1], "[awaits socket read]")
+        lost, held = got["lost"], got["held"]
+        self.assertEqual(lost[0], [w + "p_lost:%d" % ln["lost"], "[awaits Future]"])
+        self.assertEqual(held[0], [w + "p_held:%d" % ln["held"], "[awaits Future]"])
+        self.assertEqual(got["lost-timed"][0], [w + "p_lost_timed:%d" % ln["timed"], "[awaits Future]"])
+        # uvloop keeps no list of its timers to rule out a timeout, so it never claims one.
+        self.assertEqual(bool(lost[1].flags & client.F_NO_WAKER), not uv, "an orphaned future")
+        for name, (_, t) in got.items():
+            if name != "lost":
+                self.assertFalse(t.flags & client.F_NO_WAKER, name)
+
+    def test_each_primitive(self):
+        got, ln, _ = self.parked()
+        self.check_all(got, ln)
+
+    def test_each_primitive_uvloop(self):
+        py = interpreter("import uvloop")
+        if py is None:
+            self.skipTest("no interpreter here can import uvloop")
+        got, ln, _ = self.parked(python=py, env={"WORKLOAD_UVLOOP": "1"})
+        self.check_all(got, ln, uv=True)
+
+    def test_each_primitive_eager(self):
+        py = interpreter("import asyncio; asyncio.eager_task_factory")
+        if py is None:
+            self.skipTest("eager tasks need CPython 3.12+, and none was found here")
+        got, ln, _ = self.parked(python=py, env={"WORKLOAD_EAGER": "1"})
+        self.check_all(got, ln)
+
+    def test_only_tasks_that_stepped_are_walked_again(self):
+        c = Child(self, "parked")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        seen = []
+
+        def at_mark(_):
+            seen.append(r.read())
+            # The main task may still be finishing the step that printed the mark; once it waits
+            # for the test's answer, nothing steps, so a read carries (and walks) nothing.
+            for _ in range(50):
+                seen.append(r.read())
+                if not seen[-1].end["task_records"]:
+                    break
+
+        c.until_done(on_mark=at_mark)
+        c.finish()
+        first, second = seen[0], seen[-1]
+        self.assertGreater(first.end["task_records"], 10)
+        self.assertEqual(second.end["task_records"], 0)  # nothing stepped: nothing sent, nothing walked
+        lock = [t for t in second.tasks.values() if r.name(t) == "lock"][0]
+        self.assertEqual(r.parked_text(lock)[-1], "[awaits Lock]")  # the reader keeps the last one
+
+
 class Lifecycle(AgentCase):
     def test_tasks_that_predate_the_agent(self):
         c = Child(self, "predate")
@@ -348,7 +514,7 @@ class Lifecycle(AgentCase):
         self.assertFalse(young.flags & client.F_UNKNOWN)
         self.assertEqual(young.parent, old.tid)
         self.assertEqual(r.stack_text(young.stack),
-                         ["[spawn site unknown]", "workload:case_predate.<locals>.old:%d" % truth["line"]])
+                         ["[spawn site unknown]", "workload:case_predate.[locals].old:%d" % truth["line"]])
 
 
     def test_orphaned_tasks_are_retired(self):
@@ -417,7 +583,7 @@ class Lifecycle(AgentCase):
         held = self.one(r, "held")
         self.assertEqual(held.state, client.IDLE)
         self.assertEqual(held.polls, 11)
-        self.assertTrue(r.stack_text(held.stack)[-1].startswith("workload:case_fork.<locals>.child_main:"))
+        self.assertTrue(r.stack_text(held.stack)[-1].startswith("workload:case_fork.[locals].child_main:"))
         self.assertTrue(snap.end["flags"] & client.END_FIRST)
         self.assertTrue(os.path.exists(c.path), "the child must not remove the parent's socket")
         c.send("child-exit")
@@ -458,7 +624,7 @@ class Endpoint(AgentCase):
             self.assertTrue(chunk, "closed without an ERROR frame")
             hdr += chunk
         magic, ver, typ, length, seq = struct.unpack("<4sHHII", hdr)
-        self.assertEqual((magic, ver, typ), (b"ATOP", 1, 0xFF))
+        self.assertEqual((magic, ver, typ), (b"ATOP", 2, 0xFF))
         body = b""
         while len(body) < length:
             body += s.recv(length - len(body))
@@ -472,11 +638,12 @@ class Endpoint(AgentCase):
         hdr = struct.Struct("<4sHHII")
         cases = [
             (b"GARBAGE!" * 2, 3),
-            (hdr.pack(b"ATOP", 1, 2, 1 << 20, 1), 3),  # oversized
-            (hdr.pack(b"ATOP", 1, 0x77, 0, 1), 3),  # unknown type
-            (hdr.pack(b"ATOP", 1, 2, 0, 1), 3),  # READ before HELLO
+            (hdr.pack(b"ATOP", 2, 2, 1 << 20, 1), 3),  # oversized
+            (hdr.pack(b"ATOP", 2, 0x77, 0, 1), 3),  # unknown type
+            (hdr.pack(b"ATOP", 2, 2, 0, 1), 3),  # READ before HELLO
             (hdr.pack(b"ATOP", 9, 1, 8, 1) + b"\0" * 8, 4),  # wrong version
-            (hdr.pack(b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 2, 3, 0), 4),  # no common version
+            (hdr.pack(b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 1, 1, 0), 4),  # a version 1 reader
+            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 3, 4, 0), 4),  # no common version
         ]
         for data, code in cases:
             s = self.raw(c.path)
@@ -489,6 +656,51 @@ class Endpoint(AgentCase):
         self.assertEqual(snap.end["gen"], 2)
         other = self.reader(c.path)
         self.assertEqual(other.read().end["gen"], 1)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
+    def test_connections_closed_back_to_back(self):
+        """A connection closing followed at once by another (discovery's probe, every retry)
+        reuses the departed one's fd: the endpoint must keep answering."""
+        c = Child(self, "idle")
+        for i in range(40):
+            s = self.raw(c.path)
+            if i % 2:
+                s.sendall(struct.pack("<4sHHII", b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 2, 2, 0))
+            s.close()
+            r = Reader(c.path)
+            r.do_hello()
+            r.close()
+        last = self.reader(c.path)
+        self.assertEqual(last.read().end["gen"], 1)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
+    def test_idle_connections_give_way(self):
+        c = Child(self, "idle", env={"ASYNCTOP_IDLE_GIVE_WAY": "0"})
+        idle = [self.reader(c.path) for _ in range(8)]
+        for r in idle[1:]:
+            r.read()  # the first connection is the one idle the longest
+        ninth = self.reader(c.path)
+        self.assertEqual(ninth.read().end["gen"], 1)
+        with self.assertRaises(client.AgentError) as e:
+            idle[0].recv_frame()
+        self.assertEqual(e.exception.code, 2)
+        self.assertEqual(idle[1].read().end["gen"], 2)
+        c.send("go")
+        c.until_done(on_mark=lambda _: None)
+        c.finish()
+
+    def test_active_connections_are_not_displaced(self):
+        c = Child(self, "idle")
+        full = [self.reader(c.path) for _ in range(8)]
+        with self.assertRaises(client.AgentError) as e:
+            self.reader(c.path)
+        self.assertEqual(e.exception.code, 2)
+        for r in full:
+            self.assertEqual(r.read().end["gen"], 1)
         c.send("go")
         c.until_done(on_mark=lambda _: None)
         c.finish()
@@ -512,7 +724,7 @@ class Endpoint(AgentCase):
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.settimeout(5)
                 s.connect(c.path)
-                s.sendall(struct.pack("<4sHHII", b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 1, 1, 0))
+                s.sendall(struct.pack("<4sHHII", b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 2, 2, 0))
                 data = b""
                 while True:
                     b = s.recv(4096)

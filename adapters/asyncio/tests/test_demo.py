@@ -57,7 +57,7 @@ def family_stacks():
     """Each family's full spawn stack, root first, as the agent names frames (module:qualname:line,
     the script's module being 'shop')."""
     n = spawn_lines()
-    root = ["shop:<module>:%d" % n["module"], "shop:run:%d" % n["run"]]
+    root = ["shop:[module]:%d" % n["module"], "shop:run:%d" % n["run"]]
     store = root + ["shop:main:%d" % n["storefront"]]
     return {
         "workers": root + ["shop:main:%d" % n["db"]],

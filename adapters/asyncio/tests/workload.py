@@ -364,6 +364,200 @@ def case_overflow():
     asyncio.run(main())
 
 
+def case_churn():
+    """Tasks spawned as fast as the loop can (each yields once, then ends) until the test says
+    "ok" to the mark: reads must answer while tasks come and go."""
+    async def short():
+        await asyncio.sleep(0)
+
+    async def main():
+        stop = []
+        keep = set()
+        going = asyncio.Event()  # set once 5 000 tasks came and went: churn is under way
+
+        async def spawner():
+            n = 0
+            while not stop:
+                if n >= 5000:
+                    going.set()
+                for _ in range(200):
+                    t = asyncio.create_task(short())
+                    keep.add(t)
+                    t.add_done_callback(keep.discard)
+                n += 200
+                await asyncio.sleep(0)
+            truth["spawned"] = n
+
+        sp = asyncio.create_task(spawner(), name="spawner")
+        await going.wait()
+        await mark("churning")
+        stop.append(1)
+        await sp
+
+    asyncio.run(main())
+
+
+# Tasks parked on each primitive; the test reads at the mark, then everything is cancelled.
+HELD = []  # keeps the "held" future referenced (not a lost waker)
+
+
+async def p_lock(lock):
+    async with lock:  # P_lock
+        pass
+
+
+async def p_event(ev):
+    await ev.wait()  # P_event
+
+
+async def p_queue(q):
+    await q.get()  # P_queue
+
+
+async def p_sem(sem):
+    async with sem:  # P_sem
+        pass
+
+
+async def p_sleep():
+    await asyncio.sleep(3600)  # P_sleep
+
+
+async def p_await_task(t):
+    await t  # P_task
+
+
+async def p_gather(ev):
+    await asyncio.gather(ev.wait(), ev.wait())  # P_gather
+
+
+async def p_middle(ev):
+    await ev.wait()  # P_middle
+
+
+async def p_outer(ev):
+    await p_middle(ev)  # P_outer
+
+
+async def p_agen(ev):
+    while True:
+        await ev.wait()  # P_agen
+        yield 1
+
+
+async def p_consumer(ev):
+    async for _ in p_agen(ev):  # P_consumer
+        pass
+
+
+async def p_taskgroup(ev):
+    async with asyncio.TaskGroup() as tg:  # P_tg
+        tg.create_task(p_event(ev), name="tg-child")
+
+
+async def p_read(reader):
+    await reader.read(100)  # P_read
+
+
+async def p_lost():
+    await asyncio.get_running_loop().create_future()  # P_lost
+
+
+async def p_lost_timed():
+    async with asyncio.timeout(3600):
+        await asyncio.get_running_loop().create_future()  # P_timed
+
+
+async def p_held():
+    fut = asyncio.get_running_loop().create_future()
+    HELD.append(fut)
+    await fut  # P_held
+
+
+def case_parked():
+    async def main():
+        loop = asyncio.get_running_loop()
+        if os.environ.get("WORKLOAD_EAGER"):
+            loop.set_task_factory(asyncio.eager_task_factory)
+        lock, ev, q, sem = asyncio.Lock(), asyncio.Event(), asyncio.Queue(), asyncio.Semaphore(0)
+        await lock.acquire()
+        a, b = __import__("socket").socketpair()
+        reader, writer = await asyncio.open_connection(sock=a)
+        target = asyncio.create_task(p_event(ev), name="target")
+        made = [
+            asyncio.create_task(p_lock(lock), name="lock"),
+            asyncio.create_task(p_event(ev), name="event"),
+            asyncio.create_task(p_queue(q), name="queue"),
+            asyncio.create_task(p_sem(sem), name="sem"),
+            asyncio.create_task(p_sleep(), name="sleep"),
+            asyncio.create_task(p_await_task(target), name="awaits-task"),
+            asyncio.create_task(p_gather(ev), name="gather"),
+            asyncio.create_task(p_outer(ev), name="nested"),
+            asyncio.create_task(p_consumer(ev), name="agen"),
+            asyncio.create_task(p_taskgroup(ev), name="taskgroup"),
+            asyncio.create_task(p_read(reader), name="read"),
+            asyncio.create_task(p_lost(), name="lost"),
+            asyncio.create_task(p_lost_timed(), name="lost-timed"),
+            asyncio.create_task(p_held(), name="held"),
+            target,
+        ]
+        for _ in range(5):
+            await asyncio.sleep(0)  # every task reaches its first suspension point
+        truth["lines"] = {tag: line_of("P_" + tag) for tag in (
+            "lock", "event", "queue", "sem", "sleep", "task", "gather", "middle", "outer", "agen",
+            "consumer", "tg", "read", "lost", "timed", "held")}
+        truth["python"] = list(sys.version_info[:2])
+        await mark("parked")
+        for t in made:
+            t.cancel()
+        await asyncio.gather(*made, return_exceptions=True)
+        writer.close()
+        b.close()
+        HELD.clear()
+
+    if os.environ.get("WORKLOAD_UVLOOP"):
+        import uvloop
+        uvloop.install()
+    asyncio.run(main())
+
+
+def case_stall():
+    """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
+    in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
+    late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares."""
+    import random
+
+    async def main():
+        n = int(os.environ.get("STALL_TASKS", "10000"))
+        secs = float(os.environ.get("STALL_SECONDS", "3"))
+        stop = []
+
+        async def waker(i):
+            rnd = random.Random(i)
+            while not stop:
+                await asyncio.sleep(0.2 + rnd.random())
+
+        ws = [asyncio.create_task(waker(i)) for i in range(n)]
+        await asyncio.sleep(1.3)
+        late = []
+        end = now() + int(secs * 1e9)
+        while now() < end:
+            t0 = now()
+            await asyncio.sleep(0.002)
+            late.append(now() - t0 - 2_000_000)
+        late.sort()
+        truth["late_max"] = late[-1]
+        truth["late_p99"] = late[len(late) * 99 // 100]
+        truth["late_p50"] = late[len(late) // 2]
+        truth["ticks"] = len(late)
+        stop.append(1)
+        for w in ws:
+            w.cancel()
+        await asyncio.gather(*ws, return_exceptions=True)
+
+    asyncio.run(main())
+
+
 def case_idle():
     async def main():
         await mark("started")

@@ -1,0 +1,32 @@
+"""The timer-due hook on stdlib loops: call_at wraps each timer callback so that a wake issued
+from inside it (asyncio.sleep's set_result, say) is dated at the timer's due time.  A timer that
+fires late because the loop was busy then counts its lateness as scheduled, not idle: that is
+what a user means (docs/asyncio-agent.md, "Timer lateness")."""
+
+from ._core import S, fault
+
+
+def make_call_at(orig):
+    def call_at(self, when, callback, *args, context=None):
+        if S.enabled:
+            try:
+                callback = timer(callback, int(when * 1e9))
+            except BaseException:
+                fault()
+        return orig(self, when, callback, *args, context=context)
+
+    call_at._asynctop = True
+    return call_at
+
+
+def timer(cb, due_ns):
+    tls = S.tls
+
+    def timer(*args):
+        tls.due = due_ns
+        try:
+            return cb(*args)
+        finally:
+            tls.due = None
+
+    return timer
