@@ -18,6 +18,7 @@
 #include "model/model.h"
 #include "tests/util.h"
 #include "tui/app.h"
+#include "tui/saver.h"
 #include "tui/screen_dump.h"
 
 #define T0   ((int64_t)1700000000 * 1000000000) /* 2023-11-14T22:13:20Z */
@@ -442,6 +443,210 @@ START_TEST(screens_save_names)
 }
 END_TEST
 
+/* Counts c in s. */
+static size_t count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* a's screen in the C locale (UTF8_ASCII) at cols x rows: pure ASCII, and
+ * no more '?' than the UTF-8 screen has (names here are ASCII, so any
+ * extra '?' would be a glyph without its ASCII form). */
+static void ascii_check(struct app *a, size_t cols, size_t rows,
+                        const char *what)
+{
+	struct buf u, c;
+
+	buf_init(&u);
+	buf_init(&c);
+	a->flags = 0;
+	ck_assert_int_eq(screen_dump(a, cols, rows, &u), STATUS_OK);
+	a->flags = UTF8_ASCII;
+	ck_assert_int_eq(screen_dump(a, cols, rows, &c), STATUS_OK);
+	buf_cstr(&u);
+	buf_cstr(&c);
+	for (size_t i = 0; i < c.len; i++)
+		ck_assert_msg((unsigned char)c.data[i] < 0x80,
+		              "%s: non-ASCII byte in the C locale:\n%s", what,
+		              c.data);
+	ck_assert_msg(count_char(c.data, '?') == count_char(u.data, '?'),
+	              "%s: a glyph came out as '?':\n%s\nUTF-8:\n%s", what,
+	              c.data, u.data);
+	buf_fini(&u);
+	buf_fini(&c);
+}
+
+static void ascii_check_sizes(struct app *a, const char *what)
+{
+	ascii_check(a, 80, 24, what);
+	ascii_check(a, 50, 16, what);
+	ascii_check(a, 160, 45, what);
+}
+
+/* Every screen in the C locale: live (both sort arrows), paused with new
+ * windows, history, help (both pages), filter prompt and filter, empty,
+ * 'o' waiting, unreachable and retrying, a status with an ellipsis, and
+ * the title's separators. */
+START_TEST(screens_c_locale_every_glyph_ascii)
+{
+	struct app a;
+	struct worker_msg msg;
+
+	make_app(&a);
+	ascii_check_sizes(&a, "waiting");
+	commit_rows(&a, win1, 4, T0);
+	ascii_check_sizes(&a, "live");
+	app_key(&a, 'I');
+	ascii_check_sizes(&a, "inverted");
+	app_key(&a, ' ');
+	commit_rows(&a, win1, 4, T0 + 5 * SEC);
+	ascii_check_sizes(&a, "paused, 1 new");
+	app_key(&a, '[');
+	ascii_check_sizes(&a, "history");
+	app_key(&a, '?');
+	ascii_check_sizes(&a, "help");
+	app_key(&a, KC_PGDN);
+	ascii_check_sizes(&a, "help, scrolled");
+	app_key(&a, '?');
+	app_key(&a, '/');
+	app_key(&a, 'w');
+	ascii_check_sizes(&a, "filter prompt");
+	app_key(&a, KC_ENTER);
+	ascii_check_sizes(&a, "filter");
+	app_key(&a, KC_ESC);
+	app_key(&a, 'L');
+	app_key(&a, 'o');
+	ascii_check_sizes(&a, "o waiting");
+	app_set_status(&a, false, "saving\xE2\x80\xA6 ./x.pb.gz");
+	ascii_check_sizes(&a, "saving");
+	commit_rows(&a, NULL, 0, T0 + 10 * SEC);
+	ascii_check_sizes(&a, "empty");
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = WORKER_STATE;
+	msg.state = SOURCE_RETRYING;
+	msg.retry_in_ns = 5 * SEC;
+	app_take(&a, &msg);
+	msg.kind = WORKER_ERROR;
+	msg.err.st = STATUS_UNREACHABLE;
+	app_take(&a, &msg);
+	ascii_check_sizes(&a, "unreachable");
+	a.flags = UTF8_ASCII;
+	golden(&a, 80, 24, "unreachable_ascii_80x24");
+	app_fini(&a);
+}
+END_TEST
+
+/* The footer keeps "? Help" and "q Quit" at every width, the others going
+ * first; replay offers no Live or Pause; one name per idea. */
+START_TEST(screens_footer_keeps_help_and_quit)
+{
+	struct app a;
+	struct buf out;
+
+	buf_init(&out);
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	for (size_t cols = RENDER_MIN_COLS; cols <= 200; cols++) {
+		const char *last;
+
+		buf_reset(&out);
+		ck_assert_int_eq(screen_dump(&a, cols, 24, &out), STATUS_OK);
+		buf_cstr(&out);
+		out.data[out.len - 1] = '\0';
+		last = strrchr(out.data, '\n') + 1;
+		ck_assert_msg(!strncmp(last, "? Help", 6), "%zu: %s", cols,
+		              last);
+		ck_assert_msg(strstr(last, "q Quit"), "%zu: %s", cols, last);
+		ck_assert_ptr_null(strstr(last, "Find"));
+		ck_assert_ptr_null(strstr(last, "Folded"));
+		if (cols >= 80)
+			ck_assert_msg(strstr(last, "/ Filter"), "%s", last);
+		if (cols >= 120)
+			ck_assert_msg(strstr(last, "C Collapsed"), "%s", last);
+	}
+	a.o.replay = true;
+	buf_reset(&out);
+	ck_assert_int_eq(screen_dump(&a, 200, 24, &out), STATUS_OK);
+	buf_cstr(&out);
+	ck_assert_ptr_nonnull(strstr(out.data, "? Help"));
+	ck_assert_ptr_null(strstr(out.data, "L Live"));
+	ck_assert_ptr_null(strstr(out.data, "Space Pause"));
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
+/* ] onto the newest window is live again (and on from a pause). */
+START_TEST(screens_forward_onto_newest_is_live)
+{
+	struct app a;
+
+	make_app(&a);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	app_key(&a, '[');
+	ck_assert_int_eq(a.mode, APP_HISTORY);
+	ck_assert_uint_eq(app_key(&a, ']'), APP_REDRAW);
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	commit_rows(&a, win1, ARRAY_SIZE(win1), T0 + 10 * SEC);
+	ck_assert_uint_eq(app_shown(&a)->seq, 3);
+	app_key(&a, ' ');
+	ck_assert_int_eq(a.mode, APP_PAUSED);
+	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 15 * SEC);
+	app_key(&a, ']');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	app_key(&a, ']');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	/* F10 quits and F3 filters, as in htop */
+	ck_assert_uint_eq(app_key(&a, KC_F10), APP_QUIT);
+	app_key(&a, KC_F3);
+	ck_assert(a.editing);
+	app_fini(&a);
+}
+END_TEST
+
+/* "saved PATH" clears APP_BRIEF_NS later (injected clock), and the loop is
+ * told when; an error stays. */
+START_TEST(screens_saved_status_clears)
+{
+	struct app a;
+	struct saver_result res;
+	uint64_t t0 = 1000 * (uint64_t)SEC;
+
+	make_app(&a);
+	memset(&res, 0, sizeof(res));
+	snprintf(res.written, sizeof(res.written), "./a.pb.gz");
+	app_set_now(&a, t0);
+	app_saved(&a, &res);
+	ck_assert_str_eq(a.status, "saved ./a.pb.gz");
+	ck_assert_uint_ge(app_next_change(&a), t0 + APP_BRIEF_NS);
+	ck_assert_uint_le(app_next_change(&a), t0 + APP_BRIEF_NS + 1);
+	app_set_now(&a, t0 + APP_BRIEF_NS - 1);
+	ck_assert_str_eq(a.status, "saved ./a.pb.gz");
+	app_set_now(&a, t0 + APP_BRIEF_NS + 1);
+	ck_assert_str_eq(a.status, "");
+	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
+	res.st = STATUS_IO;
+	snprintf(res.err, sizeof(res.err), "disk full");
+	app_saved(&a, &res);
+	app_set_now(&a, t0 + 100 * APP_BRIEF_NS);
+	ck_assert_str_eq(a.status, "cannot save: disk full");
+	ck_assert(a.status_error);
+	/* a later status is not cut short by an earlier save's clock */
+	res.st = STATUS_OK;
+	app_saved(&a, &res);
+	app_set_status(&a, false, "this is the oldest kept window");
+	app_set_now(&a, t0 + 200 * APP_BRIEF_NS);
+	ck_assert_str_eq(a.status, "this is the oldest kept window");
+	app_fini(&a);
+}
+END_TEST
+
 /* Writes window rows as a pprof file in dir. */
 static void write_profile(const char *dir, const char *name,
                           const struct row *rows, size_t n, int64_t start)
@@ -584,6 +789,10 @@ Suite *suite_viewer_screens(void)
 	tcase_add_test(tc, screens_empty_help_filter);
 	tcase_add_test(tc, screens_unreachable_and_states);
 	tcase_add_test(tc, screens_save_names);
+	tcase_add_test(tc, screens_c_locale_every_glyph_ascii);
+	tcase_add_test(tc, screens_footer_keeps_help_and_quit);
+	tcase_add_test(tc, screens_forward_onto_newest_is_live);
+	tcase_add_test(tc, screens_saved_status_clears);
 	tcase_add_test(tc, screens_replay_dump_binary);
 	tcase_add_test(tc, screens_dump_ends_at_first_failure);
 	suite_add_tcase(s, tc);

@@ -23,6 +23,7 @@
 #include "tui/view.h"
 
 struct saver;
+struct saver_result;
 
 /* What the viewer was asked for (copied from struct opts). */
 struct app_opts {
@@ -81,6 +82,7 @@ struct app {
 	enum status error_st; /* of the last source error */
 	char status[4400];
 	bool status_error;
+	uint64_t status_until_ns; /* monotonic: a brief status clears then */
 	char notice[256];
 	char message[2048]; /* body text for the shown empty window */
 	struct buf enc;     /* encoding scratch */
@@ -114,13 +116,35 @@ unsigned app_do(struct app *a, enum action act);
  * +1 down, 0 for a click).  Returns enum app_react flags. */
 unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel);
 
-/* Sets the clock the header's progress uses (monotonic ns). */
+/* Sets the clock the header's progress uses (monotonic ns); a brief
+ * status (app_saved) whose time is up is cleared. */
 void app_set_now(struct app *a, uint64_t now_ns);
 
-/* When the header next changes by itself between refreshes (the "retrying
- * in N s" countdown ticks), in monotonic ns; UINT64_MAX when nothing
- * counts down.  The loop redraws then, so a slow -r still counts each
- * second. */
+/* How long "saved PATH" stays on the status line. */
+#define APP_BRIEF_NS ((uint64_t)5 * 1000000000u)
+
+/* The saver finished a save (res borrowed): "saved PATH" for
+ * APP_BRIEF_NS from now, or the error (which stays). */
+void app_saved(struct app *a, const struct saver_result *res);
+
+/* Sets the status line (printf-style); it stays until replaced. */
+void app_set_status(struct app *a, bool error, const char *fmt, ...)
+    PRINTF(3, 4);
+
+/* adapter_format_error with %g in the C locale (as record does). */
+void app_word_error(struct app *a, const struct adapter_error *e,
+                    double seconds, char *dst, size_t size);
+
+/* The window in progress is what shows ('o' on, with figures). */
+bool app_showing_progress(const struct app *a);
+/* The view and model of what shows (the in-progress ones under 'o'). */
+struct view *app_view(struct app *a);
+const struct model *app_model(const struct app *a);
+
+/* When the screen next changes by itself between refreshes (the "retrying
+ * in N s" countdown ticks, a brief status clears), in monotonic ns; UINT64_MAX
+ * when nothing counts down.  The loop redraws then, so a slow -r still counts
+ * each second. */
 uint64_t app_next_change(const struct app *a);
 
 /* The shown window, or NULL. */

@@ -66,6 +66,8 @@ enum key {
 	KC_HOME,
 	KC_END,
 	KC_F1,
+	KC_F3,
+	KC_F10,
 	KC_ENTER,
 	KC_BACKSPACE,
 	KC_ESC,
@@ -97,14 +99,20 @@ const char *action_name(enum action a);
 /* The help line of an action ("" for ACTION_NONE). */
 const char *action_help(enum action a);
 
-/* The keys of action a as the help shows them ("1, i"), into out. */
-enum status keymap_keys_text(enum action a, struct buf *out);
+/* The keys of action a as the help shows them ("1, i"), into out; flags
+ * (enum utf8_flags) UTF8_ASCII spells arrows as words ("Right, >"). */
+enum status keymap_keys_text(enum action a, unsigned flags, struct buf *out);
 
-/* The footer: pairs of (keys, short name), e.g. ("1-5", "Weight"). */
+/* The footer: pairs of (keys, short name), e.g. ("1-5", "Weight"), in the
+ * order shown.  A narrow footer drops the highest rank first; rank 0 (Help
+ * and Quit) is shown at every width.  live_only items are left out of a
+ * finite source's footer (replay has nothing to go live to or pause). */
 struct footer_item {
-	const char *keys;
+	const char *keys; /* UTF-8; glyph_text gives its ASCII form */
 	const char *name;
 	enum action action; /* one action it stands for (tests check binding) */
+	unsigned rank;
+	bool live_only;
 };
 const struct footer_item *keymap_footer(size_t *n);
 

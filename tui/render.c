@@ -9,6 +9,7 @@
 #include "encode/humanize.h"
 #include "encode/utf8.h"
 #include "model/alloc.h"
+#include "tui/glyph.h"
 #include "tui/keymap.h"
 
 /* ---- screen and lines --------------------------------------------------- */
@@ -178,7 +179,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 	if (flags & UTF8_ASCII)
 		rest = 0;
 	for (size_t i = 0; i < full; i++)
-		buf_adds(out, flags & UTF8_ASCII ? "#" : "\xE2\x96\x88");
+		buf_adds(out, glyph(GLYPH_BLOCK, flags));
 	used = full;
 	if (rest && used < width) {
 		buf_adds(out, eighths[rest]);
@@ -186,7 +187,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 	}
 	/* a nonzero share never draws as nothing */
 	if (!used && part) {
-		buf_adds(out, flags & UTF8_ASCII ? "." : eighths[1]);
+		buf_adds(out, glyph(GLYPH_BLOCK_MIN, flags));
 		used++;
 	}
 	for (; used < width; used++)
@@ -197,7 +198,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 enum status render_stack(struct buf *out, const struct model *m, uint32_t stack,
                          size_t columns, unsigned flags, size_t *width)
 {
-	const char *sep = flags & UTF8_ASCII ? " < " : " \xE2\x86\x90 ";
+	const char *sep = glyph(GLYPH_STACK_SEP, flags);
 	const uint32_t *frames;
 	size_t depth = 0, limit = columns * 4 + 16;
 	struct buf raw;
@@ -322,7 +323,7 @@ static void fmt_clock(char *dst, size_t size, int64_t ns)
 
 static const char *dot(unsigned flags)
 {
-	return flags & UTF8_ASCII ? " - " : " \xC2\xB7 ";
+	return glyph(GLYPH_SEP, flags);
 }
 
 static void header1(const struct render_in *in, struct screen *s)
@@ -410,12 +411,12 @@ static void header2(const struct render_in *in, struct screen *s)
 		uint64_t p = in->progress_ns < in->window_ns ? in->progress_ns
 		                                             : in->window_ns;
 		puts_(l, EL_NORMAL, "collecting ", room(s, l), in->flags);
-		puts_(l, EL_DIM, in->flags & UTF8_ASCII ? "[" : "\xE2\x96\x95",
-		      room(s, l), in->flags);
+		puts_(l, EL_DIM, glyph(GLYPH_BAR_OPEN, in->flags), room(s, l),
+		      in->flags);
 		render_bar(&b, p, in->window_ns, bw, in->flags);
 		put(l, EL_BAR, buf_view(&b), room(s, l), in->flags);
-		puts_(l, EL_DIM, in->flags & UTF8_ASCII ? "]" : "\xE2\x96\x8F",
-		      room(s, l), in->flags);
+		puts_(l, EL_DIM, glyph(GLYPH_BAR_CLOSE, in->flags), room(s, l),
+		      in->flags);
 		human_duration(a, sizeof(a), p);
 		human_duration(t, sizeof(t), in->window_ns);
 		buf_reset(&b);
@@ -478,14 +479,11 @@ static void titles(const struct render_in *in, const struct layout *lay,
                    struct screen *s)
 {
 	struct screen_line *l = &s->lines[3];
-	const char *arrow;
-	char h[32];
+	const char *arrow = glyph(
+	    in->v->ascending ? GLYPH_SORT_UP : GLYPH_SORT_DOWN, in->flags);
+	char h[48];
 	size_t share;
 
-	if (in->flags & UTF8_ASCII)
-		arrow = in->v->ascending ? "^" : "v";
-	else
-		arrow = in->v->ascending ? "\xE2\x96\xB2" : "\xE2\x96\xBC";
 	line_reset(l, EL_TITLE);
 	for (int i = 0; i < METRIC_COUNT; i++) {
 		enum metric m = (enum metric)i;
@@ -506,10 +504,9 @@ static void titles(const struct render_in *in, const struct layout *lay,
 	pad_to(l, EL_TITLE, share + lay->bar + LAYOUT_SHARE_COLS + 2);
 	if (room(s, l) >= 25)
 		puts_(l, EL_TITLE, "SPAWN ", room(s, l), in->flags);
-	puts_(l, EL_TITLE,
-	      in->flags & UTF8_ASCII ? "STACK (leaf < root)"
-	                             : "STACK (leaf \xE2\x86\x90 root)",
-	      room(s, l), in->flags);
+	snprintf(h, sizeof(h), "STACK (leaf%sroot)",
+	         glyph(GLYPH_STACK_SEP, in->flags));
+	puts_(l, EL_TITLE, h, room(s, l), in->flags);
 	pad_to(l, EL_TITLE, s->cols);
 }
 
@@ -564,23 +561,23 @@ static void help(const struct render_in *in, struct screen *s, size_t top,
 {
 	struct buf keys;
 	size_t r = top;
+	char more[96];
 
 	buf_init(&keys);
+	snprintf(more, sizeof(more), "   (more: %s or PgDn; ? or Esc closes)",
+	         glyph(GLYPH_ARROW_DOWN, in->flags));
 	for (int a = ACTION_NONE + 1 +
 	             (int)size_min(in->help_top, ACTION_COUNT - 1);
 	     a < ACTION_COUNT && r < end; a++, r++) {
+		struct screen_line *l = &s->lines[r];
+
+		line_reset(l, EL_NORMAL);
 		if (r + 1 == end && a + 1 < ACTION_COUNT) {
-			struct screen_line *l = &s->lines[r];
-			line_reset(l, EL_NORMAL);
-			puts_(l, EL_DIM,
-			      "   (more: â or PgDn; ? or Esc closes)",
-			      room(s, l), in->flags);
+			puts_(l, EL_DIM, more, room(s, l), in->flags);
 			break;
 		}
-		struct screen_line *l = &s->lines[r];
-		line_reset(l, EL_NORMAL);
 		buf_reset(&keys);
-		keymap_keys_text((enum action)a, &keys);
+		keymap_keys_text((enum action)a, in->flags, &keys);
 		puts_(l, EL_NORMAL, " ", 1, in->flags);
 		put(l, EL_FOOTER_KEY, buf_view(&keys), 18, in->flags);
 		pad_to(l, EL_NORMAL, 20);
@@ -591,22 +588,58 @@ static void help(const struct render_in *in, struct screen *s, size_t top,
 	buf_fini(&keys);
 }
 
+/* Columns of footer item f, its separator included when not first. */
+static size_t footer_cols(const struct footer_item *f, unsigned flags,
+                          bool first)
+{
+	return utf8_width(sv_c(glyph_text(f->keys, flags))) + 1 +
+	       strlen(f->name) + (first ? 0 : 2);
+}
+
+/* Marks in show[] the items that fit in cols: rank by rank, lowest first,
+ * so Help and Quit (rank 0) stay and the others go highest rank first. */
+static void footer_fit(const struct render_in *in, const struct footer_item *f,
+                       size_t n, size_t cols, bool *show)
+{
+	size_t used = 0, shown = 0;
+	unsigned top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top = f[i].rank > top ? f[i].rank : top;
+	for (unsigned rank = 0; rank <= top; rank++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t need;
+
+			if (f[i].rank != rank || (f[i].live_only && in->replay))
+				continue;
+			need = footer_cols(&f[i], in->flags, !shown);
+			if (rank && used + need > cols)
+				return;
+			show[i] = true;
+			used += need;
+			shown++;
+		}
+	}
+}
+
 static void footer(const struct render_in *in, struct screen *s)
 {
 	struct screen_line *l = &s->lines[s->rows - 1];
 	const struct footer_item *f;
-	size_t n;
+	bool show[32] = { false };
+	size_t n, shown = 0;
 
 	line_reset(l, EL_FOOTER);
 	f = keymap_footer(&n);
+	n = size_min(n, ARRAY_SIZE(show));
+	footer_fit(in, f, n, s->cols, show);
 	for (size_t i = 0; i < n; i++) {
-		size_t need = utf8_width(sv_c(f[i].keys)) + 1 +
-		              strlen(f[i].name) + (i ? 2 : 0);
-		if (need > room(s, l))
-			break;
-		if (i)
+		if (!show[i])
+			continue;
+		if (shown++)
 			puts_(l, EL_FOOTER, "  ", 2, in->flags);
-		puts_(l, EL_FOOTER_KEY, f[i].keys, room(s, l), in->flags);
+		puts_(l, EL_FOOTER_KEY, glyph_text(f[i].keys, in->flags),
+		      room(s, l), in->flags);
 		puts_(l, EL_FOOTER, " ", 1, in->flags);
 		puts_(l, EL_FOOTER, f[i].name, room(s, l), in->flags);
 	}

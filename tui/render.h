@@ -140,7 +140,8 @@ struct render_in {
 	bool help;           /* the help screen replaces the body */
 	size_t help_top;     /* its first action shown (it scrolls) */
 	bool in_progress;    /* w is the window in progress (partial) */
-	unsigned flags;      /* enum utf8_flags: UTF8_ASCII */
+	bool replay;    /* a finite source: no Live or Pause in the footer */
+	unsigned flags; /* enum utf8_flags: UTF8_ASCII */
 };
 
 /* Renders the whole screen (s sized already, its lines overwritten).

@@ -1,0 +1,208 @@
+/* The app's state worded for the screen: the header's state and mode, the
+ * countdowns and brief statuses that change it between refreshes, and the
+ * render_in gathered for render.c. */
+#include "tui/app.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "encode/utf8.h"
+#include "tui/events.h"
+#include "tui/glyph.h"
+#include "tui/saver.h"
+
+#define SEC ((uint64_t)1000000000u)
+
+void app_set_now(struct app *a, uint64_t now_ns)
+{
+	a->now_ns = now_ns;
+	if (a->status_until_ns && now_ns >= a->status_until_ns) {
+		a->status[0] = '\0';
+		a->status_until_ns = 0;
+	}
+}
+
+void app_saved(struct app *a, const struct saver_result *res)
+{
+	if (res->st == STATUS_OK) {
+		app_set_status(a, false, "saved %s", res->written);
+		/* 0 is "no deadline": a clock at 0 still clears */
+		a->status_until_ns = u64_add_sat(a->now_ns, APP_BRIEF_NS) | 1;
+		events_emit(a->o.events, "saved %s", res->written);
+		return;
+	}
+	app_set_status(a, true, "cannot save: %s",
+	               res->err[0] ? res->err : status_str(res->st));
+	events_emit(a->o.events, "error %s", a->status);
+}
+
+/* Whole seconds to the next attempt, rounded up (0 once it is due). */
+static uint64_t retry_seconds(const struct app *a)
+{
+	uint64_t left =
+	    a->retry_at_ns > a->now_ns ? a->retry_at_ns - a->now_ns : 0;
+
+	return (left + SEC - 1) / SEC;
+}
+
+uint64_t app_next_change(const struct app *a)
+{
+	uint64_t secs,
+	    next = a->status_until_ns ? a->status_until_ns : UINT64_MAX;
+
+	if (a->o.replay || a->done || !a->have_state ||
+	    a->state != SOURCE_RETRYING)
+		return next;
+	secs = retry_seconds(a);
+	/* the shown number drops when the time left reaches secs - 1 */
+	return secs ? u64_min(next, a->retry_at_ns - (secs - 1) * SEC) : next;
+}
+
+static void state_text(const struct app *a, char *dst, size_t size)
+{
+	const char *bad =
+	    a->error_st == STATUS_TIMEOUT ? "not answering" : "unreachable";
+	char st[48];
+
+	if (a->o.replay) {
+		snprintf(dst, size, "REPLAY");
+		return;
+	}
+	if (a->done) {
+		snprintf(dst, size, "source ended");
+		return;
+	}
+	if (!a->have_state)
+		snprintf(st, sizeof(st), "connecting");
+	else if (a->state == SOURCE_RETRYING && retry_seconds(a))
+		snprintf(st, sizeof(st), "retrying in %" PRIu64 " s",
+		         retry_seconds(a));
+	else if (a->state == SOURCE_RETRYING)
+		snprintf(st, sizeof(st), "retrying now");
+	else
+		snprintf(st, sizeof(st), "%s", source_state_str(a->state));
+	/* a failing source says why it retries: "unreachable · retrying in
+	 * 4 s", "unreachable · connecting" */
+	if (a->error_bad && (!a->have_state || a->state != SOURCE_CONNECTED))
+		snprintf(dst, size, "%s%s%s", bad, glyph(GLYPH_SEP, a->flags),
+		         st);
+	else
+		snprintf(dst, size, "%s", st);
+}
+
+static void mode_text(const struct app *a, char *dst, size_t size)
+{
+	const char *d = glyph(GLYPH_SEP, a->flags);
+	size_t used;
+
+	switch (a->mode) {
+	case APP_LIVE:
+		snprintf(dst, size, "%s", a->o.replay ? "LATEST" : "LIVE");
+		break;
+	case APP_PAUSED:
+		if (a->arrived)
+			snprintf(dst, size, "PAUSED%s%" PRIu64 " new", d,
+			         a->arrived);
+		else
+			snprintf(dst, size, "PAUSED");
+		break;
+	case APP_HISTORY:
+		if (a->arrived && !a->o.replay)
+			snprintf(dst, size, "HISTORY%s%" PRIu64 " new", d,
+			         a->arrived);
+		else
+			snprintf(dst, size, "HISTORY");
+		break;
+	}
+	if (a->in_progress && !a->have_progress) {
+		used = strlen(dst);
+		/* 'o' is on, and this window has no partial figures yet */
+		snprintf(dst + used, size - used, "%so: waiting", d);
+	}
+}
+
+/* Line 2 and the progress of the window being collected. */
+static void progress(const struct app *a, struct render_in *in, char *line2,
+                     size_t size)
+{
+	size_t n = model_window_count(a->m);
+
+	if (a->o.replay) {
+		snprintf(line2, size, "replay: %zu window%s kept", n,
+		         n == 1 ? "" : "s");
+		in->line2 = line2;
+	} else if (!a->done && a->error_bad &&
+	           (!a->have_state || a->state != SOURCE_CONNECTED)) {
+		/* no window is running while the source is retried */
+		snprintf(line2, size, "not collecting: waiting for the source");
+		in->line2 = line2;
+	} else if (!a->done) {
+		in->collecting = true;
+		in->window_ns = a->o.window_ns;
+		in->progress_ns =
+		    a->now_ns > a->since_ns ? a->now_ns - a->since_ns : 0;
+	}
+}
+
+enum status app_render(struct app *a, struct screen *s)
+{
+	struct render_in in;
+	char state[96], mode[96], line2[128], title[sizeof(a->title)];
+	char status[sizeof(a->status)], message[sizeof(a->error)];
+	const struct window *w = app_shown(a);
+	struct view *v = app_view(a);
+	size_t n = model_window_count(a->m);
+
+	a->rows = s->rows;
+	a->cols = s->cols;
+	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)
+		view_set_page(v,
+		              s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS);
+	memset(&in, 0, sizeof(in));
+	in.m = app_model(a);
+	in.w = w;
+	in.v = v;
+	glyph_copy(title, sizeof(title), a->title, a->flags);
+	in.title = title;
+	state_text(a, state, sizeof(state));
+	in.state = state;
+	in.state_bad = a->error_bad || (a->done && !a->o.replay);
+	in.win_count = n;
+	for (size_t i = 0; w && !app_showing_progress(a) && i < n; i++)
+		if (model_window(a->m, i)->seq == w->seq)
+			in.win_pos = i + 1;
+	mode_text(a, mode, sizeof(mode));
+	in.mode = mode;
+	in.in_progress = app_showing_progress(a);
+	in.replay = a->o.replay;
+	progress(a, &in, line2, sizeof(line2));
+	in.notice = a->notice[0] ? a->notice : NULL;
+	glyph_copy(status, sizeof(status), a->status, a->flags);
+	in.status = status[0] ? status : NULL;
+	in.status_error = a->status_error;
+	if (!w) {
+		in.message = a->error[0] ? a->error
+		             : a->done   ? "the source ended without a window"
+		                         : NULL;
+	} else if (w->empty) {
+		struct adapter_error e;
+		memset(&e, 0, sizeof(e));
+		e.st = STATUS_EMPTY_WINDOW;
+		app_word_error(a, &e,
+		               w->meta.duration_nanos > 0
+		                   ? (double)w->meta.duration_nanos / 1e9
+		                   : 0.0,
+		               a->message, sizeof(a->message));
+		in.message = a->message;
+	}
+	if (in.message) {
+		glyph_copy(message, sizeof(message), in.message, a->flags);
+		in.message = message;
+	}
+	in.editing = a->editing;
+	in.help = a->help;
+	in.help_top = a->help_top;
+	in.flags = a->flags;
+	return render_screen(&in, s);
+}
