@@ -366,6 +366,43 @@ static unsigned save(struct app *a, bool collapsed)
 	return APP_REDRAW;
 }
 
+/* Up, down, pages, top and bottom scroll a view (the renderer clamps). */
+static unsigned body_scroll(struct app *a, enum action act, long page)
+{
+	size_t by = act == ACTION_UP || act == ACTION_DOWN ? 1 : (size_t)page;
+
+	if (act == ACTION_TOP)
+		a->body_top = 0;
+	else if (act == ACTION_BOTTOM)
+		a->body_top = SIZE_MAX / 2;
+	else if (act == ACTION_UP || act == ACTION_PAGE_UP)
+		a->body_top = a->body_top > by ? a->body_top - by : 0;
+	else
+		a->body_top += by;
+	return APP_REDRAW;
+}
+
+/* Enter or d: the selected row in detail; again: back to the table. */
+static unsigned detail(struct app *a)
+{
+	const struct window *w = app_shown(a);
+	struct view *v = app_view(a);
+	size_t r = view_row_at(v, v->sel);
+
+	if (a->body == APP_BODY_DETAIL) {
+		a->body = APP_BODY_TABLE;
+		return APP_REDRAW;
+	}
+	if (!w || w->empty || r == SIZE_MAX || r >= w->nrows) {
+		app_set_status(a, false, "no row to show in detail");
+		return APP_REDRAW;
+	}
+	a->body = APP_BODY_DETAIL;
+	a->body_stack = w->rows[r].stack;
+	a->body_top = 0;
+	return APP_REDRAW;
+}
+
 unsigned app_do(struct app *a, enum action act)
 {
 	struct view *v = app_view(a);
@@ -388,6 +425,9 @@ unsigned app_do(struct app *a, enum action act)
 	}
 	if (act != ACTION_HELP && act != ACTION_REDRAW)
 		a->help = false;
+	if (a->body != APP_BODY_TABLE && act >= ACTION_UP &&
+	    act <= ACTION_BOTTOM)
+		return body_scroll(a, act, page);
 	switch (act) {
 	case ACTION_NONE:
 		return 0;
@@ -467,6 +507,8 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_FILTER:
 		a->editing = true;
 		return APP_REDRAW;
+	case ACTION_DETAIL:
+		return detail(a);
 	case ACTION_HELP:
 		a->help = !a->help;
 		a->help_top = 0;
@@ -559,6 +601,10 @@ unsigned app_key(struct app *a, int key)
 	if (key == KC_ESC) {
 		if (a->help) {
 			a->help = false;
+			return APP_REDRAW;
+		}
+		if (a->body != APP_BODY_TABLE) {
+			a->body = APP_BODY_TABLE;
 			return APP_REDRAW;
 		}
 		if (a->v.filter_len) {

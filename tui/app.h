@@ -47,6 +47,12 @@ enum app_mode {
 	APP_HISTORY, /* stepping with [ ] */
 };
 
+/* What the body shows: the table, or a view of the shown window. */
+enum app_body {
+	APP_BODY_TABLE,
+	APP_BODY_DETAIL, /* the row of body_stack */
+};
+
 /* Reactions of an action, for the loop. */
 enum app_react {
 	APP_REDRAW = 1u << 0,
@@ -70,7 +76,10 @@ struct app {
 	bool have_progress; /* pm holds a window in progress */
 	bool help, editing;
 	size_t help_top; /* first help line shown (the help scrolls) */
-	bool done;       /* the worker ended */
+	enum app_body body;
+	uint32_t body_stack; /* the detail's row */
+	size_t body_top;     /* the view's first line shown (it scrolls) */
+	bool done;           /* the worker ended */
 	enum source_state state;
 	bool have_state;
 	uint64_t retry_at_ns; /* monotonic: the next attempt (RETRYING) */

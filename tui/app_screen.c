@@ -11,6 +11,7 @@
 #include "tui/events.h"
 #include "tui/glyph.h"
 #include "tui/saver.h"
+#include "tui/view_detail.h"
 
 #define SEC ((uint64_t)1000000000u)
 
@@ -94,7 +95,6 @@ static void state_text(const struct app *a, char *dst, size_t size)
 static void mode_text(const struct app *a, char *dst, size_t size)
 {
 	const char *d = glyph(GLYPH_SEP, a->flags);
-	size_t used;
 
 	switch (a->mode) {
 	case APP_LIVE:
@@ -116,7 +116,8 @@ static void mode_text(const struct app *a, char *dst, size_t size)
 		break;
 	}
 	if (a->in_progress && !a->have_progress) {
-		used = strlen(dst);
+		size_t used = strlen(dst);
+
 		/* 'o' is on, and this window has no partial figures yet */
 		snprintf(dst + used, size - used, "%so: waiting", d);
 	}
@@ -145,8 +146,36 @@ static void progress(const struct app *a, struct render_in *in, char *line2,
 	}
 }
 
+/* The view that replaces the table, if any, into *body (ctx in *d); its
+ * scrolling clamped to what it holds. */
+static const struct render_body *body_of(struct app *a, const struct screen *s,
+                                         struct detail_in *d,
+                                         struct render_body *body)
+{
+	size_t page = s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS
+	                  ? s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS
+	                  : 1;
+	size_t total;
+
+	if (a->body != APP_BODY_DETAIL)
+		return NULL;
+	*d = (struct detail_in){ .m = app_model(a),
+		                 .w = app_shown(a),
+		                 .stack = a->body_stack,
+		                 .metric = a->v.metric,
+		                 .ascending = a->v.ascending };
+	total = detail_count(d);
+	if (a->body_top + page > total)
+		a->body_top = total > page ? total - page : 0;
+	d->top = a->body_top;
+	*body = (struct render_body){ .draw = detail_draw, .ctx = d };
+	return body;
+}
+
 enum status app_render(struct app *a, struct screen *s)
 {
+	struct detail_in detail;
+	struct render_body body;
 	struct render_in in;
 	char state[96], mode[96], line2[128], title[sizeof(a->title)];
 	char status[sizeof(a->status)], message[sizeof(a->error)];
@@ -204,5 +233,6 @@ enum status app_render(struct app *a, struct screen *s)
 	in.help = a->help;
 	in.help_top = a->help_top;
 	in.flags = a->flags;
+	in.body = body_of(a, s, &detail, &body);
 	return render_screen(&in, s);
 }

@@ -26,7 +26,15 @@
 	X(BAR_OPEN, "\xE2\x96\x95", "[") \
 	X(BAR_CLOSE, "\xE2\x96\x8F", "]") \
 	X(BLOCK, "\xE2\x96\x88", "#") \
-	X(BLOCK_MIN, "\xE2\x96\x8F", ".")
+	X(BLOCK_MIN, "\xE2\x96\x8F", ".") \
+	X(SPARK_1, "\xE2\x96\x81", "_") \
+	X(SPARK_2, "\xE2\x96\x82", ".") \
+	X(SPARK_3, "\xE2\x96\x83", "-") \
+	X(SPARK_4, "\xE2\x96\x84", "~") \
+	X(SPARK_5, "\xE2\x96\x85", "=") \
+	X(SPARK_6, "\xE2\x96\x86", "+") \
+	X(SPARK_7, "\xE2\x96\x87", "*") \
+	X(SPARK_8, "\xE2\x96\x88", "#")
 /* clang-format on */
 
 enum glyph {

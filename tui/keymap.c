@@ -43,6 +43,8 @@ static const struct binding bindings[] = {
 	{ 'C', "C", ACTION_SAVE_COLLAPSED },
 	{ '/', "/", ACTION_FILTER },
 	{ KC_F3, "F3", ACTION_FILTER },
+	{ KC_ENTER, "Enter", ACTION_DETAIL },
+	{ 'd', "d", ACTION_DETAIL },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },

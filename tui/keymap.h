@@ -41,6 +41,9 @@
 	X(FILTER, "filter",                                                  \
 	  "filter rows by a substring of frames and task names "             \
 	  "(Enter keeps it, Esc clears it)")                                 \
+	X(DETAIL, "detail",                                                  \
+	  "the selected row in detail: whole stack, shares, tasks by name, " \
+	  "history (Esc back)")                                              \
 	X(HELP, "help", "show or hide this help")                            \
 	X(REDRAW, "redraw", "redraw the screen")                             \
 	X(SUSPEND, "suspend", "suspend asynctop (fg resumes)")               \

@@ -1,0 +1,225 @@
+/* The exploration views, headless: detail (Enter, d), and golden screens of
+ * each at 80x24 and 160x45 over rows that mix tasks of several names,
+ * a stack 30 frames deep, and hostile names (controls, invalid UTF-8, CJK,
+ * a 10 kB name); every view also in the C locale. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode/utf8.h"
+#include "model/model.h"
+#include "tests/screen_util.h"
+#include "tests/util.h"
+#include "tui/app.h"
+#include "tui/screen_dump.h"
+
+#define POOL "app:main:88", "pool:worker:42"
+#define MS   ((uint64_t)1000000)
+
+static char huge[10 * 1024 + 1];
+
+/* A gather that mixes a CPU hog, a sleeper and a spinner under one spawn
+ * stack; a stack 30 frames deep; hostile names. */
+static struct su_row rows[] = {
+	{ { POOL }, "fetch-1", { 4000 * MS, 10 * MS, 1 * MS, 5, 5 }, 1 },
+	{ { POOL }, "sleeper", { 4900 * MS, 1 * MS, 0, 1, 1 }, 20 },
+	{ { POOL }, "hog", { 100 * MS, 4800 * MS, 20 * MS, 4, 4 }, 1 },
+	{ { POOL },
+	  "spinner",
+	  { 2000 * MS, 900 * MS, 300 * MS, 9000, 9000 },
+	  1 },
+	{ { POOL },
+	  "evil\x1b]0;pwned\x07\x1b[2J\xff",
+	  { 10 * MS, 0, 0, 1, 1 },
+	  1 },
+	{ { POOL },
+	  "\xE3\x82\xBF\xE3\x82\xB9\xE3\x82\xAF",
+	  { 20 * MS, 0, 0, 1, 1 },
+	  3 },
+	{ { "app:main:91", "app:spin:12" },
+	  "spin",
+	  { 500 * MS, 3000 * MS, 50 * MS, 50000, 50000 },
+	  1 },
+	{ { "d00", "d01", "d02", "d03", "d04", "d05",
+	    "d06", "d07", "d08", "d09", "d10", "d11",
+	    "d12", "d13", "d14", "d15", "d16", "d17",
+	    "d18", "d19", "d20", "d21", "d22", "d23",
+	    "d24", "d25", "d26", "d27", "d28", "deep_leaf_at_thirty" },
+	  "deep",
+	  { 300 * MS, 2 * MS, 1 * MS, 3, 3 },
+	  1 },
+	{ { "main", NULL }, NULL, { 200 * MS, 1 * MS, 0, 2, 2 }, 1 },
+};
+
+static void setup_rows(void)
+{
+	memset(huge, 'x', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	rows[ARRAY_SIZE(rows) - 1].frames[1] = huge;
+	rows[ARRAY_SIZE(rows) - 1].task = huge;
+}
+
+/* Three windows: the pool's idle grows; the spin stack only in the last
+ * two. */
+static void three_windows(struct app *a)
+{
+	setup_rows();
+	su_commit(a, rows, 5, T0);
+	su_commit(a, rows + 2, ARRAY_SIZE(rows) - 2, T0 + 5 * SEC);
+	su_commit(a, rows, ARRAY_SIZE(rows), T0 + 10 * SEC);
+}
+
+/* The screen's text at cols x rows. */
+static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
+{
+	buf_reset(out);
+	ck_assert_int_eq(screen_dump(a, cols, nrows, out), STATUS_OK);
+	buf_cstr(out);
+}
+
+/* Selects the table row whose stack's leaf starts with leaf. */
+static void select_leaf(struct app *a, const char *leaf)
+{
+	const struct window *w = app_shown(a);
+
+	for (size_t pos = 0; pos < a->v.order.n; pos++) {
+		size_t depth = 0;
+		const uint32_t *f = model_stack(
+		    a->m, w->rows[view_row_at(&a->v, pos)].stack, &depth);
+		struct strview name = model_frame(a->m, f[depth - 1]);
+
+		if (name.len >= strlen(leaf) &&
+		    !memcmp(name.ptr, leaf, strlen(leaf))) {
+			view_select(&a->v, pos);
+			return;
+		}
+	}
+	{
+		struct buf out;
+		buf_init(&out);
+		screen(a, 200, 30, &out);
+		ck_abort_msg("no row with the leaf %s:\n%s", leaf, out.data);
+	}
+}
+
+START_TEST(views_detail_golden_and_keys)
+{
+	struct app a;
+	struct buf out;
+	const char *hog, *sleeper;
+
+	buf_init(&out);
+	su_app(&a);
+	three_windows(&a);
+	select_leaf(&a, "pool:worker:42");
+	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_DETAIL);
+	su_golden(&a, 80, 24, "detail_80x24");
+	su_golden(&a, 160, 45, "detail_160x45");
+	/* idle: the sleeper's tasks lead; busy: the hog */
+	screen(&a, 160, 45, &out);
+	hog = strstr(out.data, "  hog");
+	sleeper = strstr(out.data, "  sleeper");
+	ck_assert(hog && sleeper && sleeper < hog);
+	ck_assert_ptr_nonnull(strstr(out.data, "6 names, 27 tasks"));
+	ck_assert_ptr_nonnull(strstr(out.data, "per poll:  busy"));
+	app_key(&a, 'b');
+	screen(&a, 160, 45, &out);
+	hog = strstr(out.data, "  hog");
+	sleeper = strstr(out.data, "  sleeper");
+	ck_assert(hog && sleeper && hog < sleeper);
+	ck_assert_ptr_nonnull(strstr(out.data, "by busy"));
+	/* the hostile task name comes out sanitised */
+	ck_assert_ptr_null(strstr(out.data, "\x1b"));
+	/* it scrolls, and the bottom is clamped to what it holds */
+	app_key(&a, KC_END);
+	screen(&a, 80, 24, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "  evil"));
+	ck_assert_ptr_null(strstr(out.data, "Spawn stack, root first"));
+	app_key(&a, KC_HOME);
+	ck_assert_uint_eq(a.body_top, 0);
+	/* Esc back to the table, the selection kept; d toggles */
+	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	app_key(&a, 'd');
+	ck_assert_int_eq(a.body, APP_BODY_DETAIL);
+	app_key(&a, 'd');
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
+/* The deep stack, whole, numbered root first; the 10 kB name cut; a stack
+ * gone from the shown window says so; the C locale. */
+START_TEST(views_detail_deep_hostile_and_gone)
+{
+	struct app a;
+	struct buf out;
+
+	buf_init(&out);
+	su_app(&a);
+	three_windows(&a);
+	select_leaf(&a, "deep_leaf_at_thirty");
+	app_key(&a, 'd');
+	screen(&a, 80, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "(30 frames)"));
+	ck_assert_ptr_nonnull(strstr(out.data, "    1  d00\n"));
+	ck_assert_ptr_nonnull(strstr(out.data, "   30  deep_leaf_at_thirty\n"));
+	su_golden(&a, 80, 24, "detail_deep_80x24");
+	su_ascii_check(&a, 80, 24, "detail deep");
+	su_ascii_check(&a, 160, 45, "detail deep");
+	a.flags = 0;
+	app_key(&a, KC_ESC);
+	select_leaf(&a, "xxxxxxxx");
+	app_key(&a, 'd');
+	screen(&a, 80, 24, &out);
+	for (const char *p = out.data; *p; p++)
+		ck_assert_uint_lt(strcspn(p, "\n"), 80 * 4 + 1);
+	ck_assert(utf8_valid(buf_view(&out)));
+	/* history: the pool is in every window; the spin stack is not in
+	 * the first */
+	app_key(&a, KC_ESC);
+	select_leaf(&a, "app:spin:12");
+	app_key(&a, KC_ENTER);
+	app_key(&a, '[');
+	app_key(&a, '[');
+	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	screen(&a, 80, 24, &out);
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "this stack is not in the shown window"));
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
+/* Enter without a row says so instead of opening an empty detail. */
+START_TEST(views_detail_without_rows)
+{
+	struct app a;
+
+	su_app(&a);
+	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	ck_assert_str_eq(a.status, "no row to show in detail");
+	su_commit(&a, NULL, 0, T0);
+	app_key(&a, 'd');
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	app_fini(&a);
+}
+END_TEST
+
+Suite *suite_viewer_views(void);
+Suite *suite_viewer_views(void)
+{
+	Suite *s = suite_create("viewer_views");
+	TCase *tc = tcase_create("viewer_views");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, views_detail_golden_and_keys);
+	tcase_add_test(tc, views_detail_deep_hostile_and_gone);
+	tcase_add_test(tc, views_detail_without_rows);
+	suite_add_tcase(s, tc);
+	return s;
+}
