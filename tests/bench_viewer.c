@@ -149,7 +149,8 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 	double o = 1e30, w = 1e30, b = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = r % 2 ? '1' : '2';
+		/* always a change of weighting: the view is built again */
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 
 		if (timed(a, scr, &open, 1, &o) ||
 		    timed(a, scr, &weigh, 1, &w) || timed(a, scr, &esc, 1, &b))
@@ -253,7 +254,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
 	         depth == 3 ? "" : "_depth12");
 	(void)app_do(&a, ACTION_BOTTOM);
-	if (view_keys(&a, &scr, runs, 'd', "detail", tag))
+	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
+	    view_keys(&a, &scr, runs, '=', "compare", tag))
 		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);

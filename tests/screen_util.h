@@ -42,7 +42,6 @@ void su_golden(struct app *a, size_t cols, size_t rows, const char *name);
 /* a's screen in the C locale (UTF8_ASCII) at cols x rows: pure ASCII, and
  * no more '?' than the UTF-8 screen has (with ASCII names, an extra '?' is
  * a glyph without its ASCII form).  Leaves a->flags UTF8_ASCII. */
-void su_ascii_check(struct app *a, size_t cols, size_t rows,
-                    const char *what);
+void su_ascii_check(struct app *a, size_t cols, size_t rows, const char *what);
 
 #endif

@@ -210,6 +210,68 @@ START_TEST(views_detail_without_rows)
 }
 END_TEST
 
+/* = compares with the window before; new and gone rows marked; sorted by
+ * the change (I inverts); m marks another base. */
+START_TEST(views_compare_golden_and_marks)
+{
+	struct app a;
+	struct buf out;
+	const char *pool, *spin;
+
+	buf_init(&out);
+	su_app(&a);
+	three_windows(&a);
+	app_key(&a, '[');
+	ck_assert_uint_eq(app_key(&a, '='), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_COMPARE);
+	su_golden(&a, 80, 24, "compare_80x24");
+	su_golden(&a, 160, 45, "compare_160x45");
+	screen(&a, 160, 45, &out);
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "window 2 against the previous window 1"));
+	/* the spin stack is new in window 2; the pool's idle fell */
+	spin = strstr(out.data, "new   app:spin:12");
+	pool = strstr(out.data, "pool:worker:42");
+	ck_assert(spin && pool && spin < pool);
+	ck_assert_ptr_nonnull(strstr(out.data, "-8.88s"));
+	app_key(&a, 'I');
+	screen(&a, 160, 45, &out);
+	spin = strstr(out.data, "new   app:spin:12");
+	pool = strstr(out.data, "pool:worker:42");
+	ck_assert(spin && pool && pool < spin);
+	app_key(&a, 'I');
+	/* mark window 3, show window 1: the rows only in 3 are gone */
+	app_key(&a, ']');
+	ck_assert_uint_eq(app_shown(&a)->seq, 3);
+	app_key(&a, 'm');
+	ck_assert_uint_eq(a.mark_seq, 3);
+	app_key(&a, '[');
+	app_key(&a, '[');
+	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	screen(&a, 160, 45, &out);
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "window 1 against the marked window 3"));
+	ck_assert_ptr_nonnull(strstr(out.data, "gone  app:spin:12"));
+	su_ascii_check(&a, 80, 24, "compare");
+	su_ascii_check(&a, 160, 45, "compare");
+	a.flags = 0;
+	/* m on the marked window unmarks it; window 1 has none before */
+	app_key(&a, ']');
+	app_key(&a, ']');
+	app_key(&a, 'm');
+	ck_assert_uint_eq(a.mark_seq, 0);
+	app_key(&a, '[');
+	app_key(&a, '[');
+	screen(&a, 80, 24, &out);
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "no kept window before this one to compare with"));
+	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_views(void);
 Suite *suite_viewer_views(void)
 {
@@ -220,6 +282,7 @@ Suite *suite_viewer_views(void)
 	tcase_add_test(tc, views_detail_golden_and_keys);
 	tcase_add_test(tc, views_detail_deep_hostile_and_gone);
 	tcase_add_test(tc, views_detail_without_rows);
+	tcase_add_test(tc, views_compare_golden_and_marks);
 	suite_add_tcase(s, tc);
 	return s;
 }

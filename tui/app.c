@@ -29,6 +29,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	buf_init(&a->enc);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
+	compare_init(&a->cmp);
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -54,6 +55,7 @@ void app_fini(struct app *a)
 {
 	view_fini(&a->v);
 	view_fini(&a->pv);
+	compare_fini(&a->cmp);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
@@ -403,6 +405,28 @@ static unsigned detail(struct app *a)
 	return APP_REDRAW;
 }
 
+/* m: marks the shown window as compare's base, or unmarks it. */
+static unsigned mark(struct app *a)
+{
+	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
+
+	if (!w) {
+		app_set_status(a, false, "no finished window to mark");
+		return APP_REDRAW;
+	}
+	if (a->mark_seq == w->seq) {
+		a->mark_seq = 0;
+		app_set_status(a, false, "window %" PRIu64 " unmarked", w->seq);
+		return APP_REDRAW;
+	}
+	a->mark_seq = w->seq;
+	app_set_status(a, false,
+	               "window %" PRIu64 " marked: = compares the shown "
+	               "window with it",
+	               w->seq);
+	return APP_REDRAW;
+}
+
 unsigned app_do(struct app *a, enum action act)
 {
 	struct view *v = app_view(a);
@@ -509,6 +533,13 @@ unsigned app_do(struct app *a, enum action act)
 		return APP_REDRAW;
 	case ACTION_DETAIL:
 		return detail(a);
+	case ACTION_COMPARE:
+		a->body = a->body == APP_BODY_COMPARE ? APP_BODY_TABLE
+		                                      : APP_BODY_COMPARE;
+		a->body_top = 0;
+		return APP_REDRAW;
+	case ACTION_MARK:
+		return mark(a);
 	case ACTION_HELP:
 		a->help = !a->help;
 		a->help_top = 0;

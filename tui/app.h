@@ -21,6 +21,7 @@
 #include "tui/keymap.h"
 #include "tui/render.h"
 #include "tui/view.h"
+#include "tui/view_compare.h"
 
 struct saver;
 struct saver_result;
@@ -50,7 +51,8 @@ enum app_mode {
 /* What the body shows: the table, or a view of the shown window. */
 enum app_body {
 	APP_BODY_TABLE,
-	APP_BODY_DETAIL, /* the row of body_stack */
+	APP_BODY_DETAIL,  /* the row of body_stack */
+	APP_BODY_COMPARE, /* against the marked window, or the one before */
 };
 
 /* Reactions of an action, for the loop. */
@@ -79,7 +81,9 @@ struct app {
 	enum app_body body;
 	uint32_t body_stack; /* the detail's row */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
-	bool done;           /* the worker ended */
+	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
+	struct compare cmp;
+	bool done; /* the worker ended */
 	enum source_state state;
 	bool have_state;
 	uint64_t retry_at_ns; /* monotonic: the next attempt (RETRYING) */

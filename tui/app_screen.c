@@ -15,6 +15,12 @@
 
 #define SEC ((uint64_t)1000000000u)
 
+/* The context of the view drawn instead of the table. */
+struct body_ctx {
+	struct detail_in detail;
+	struct compare_in compare;
+};
+
 void app_set_now(struct app *a, uint64_t now_ns)
 {
 	a->now_ns = now_ns;
@@ -146,10 +152,47 @@ static void progress(const struct app *a, struct render_in *in, char *line2,
 	}
 }
 
-/* The view that replaces the table, if any, into *body (ctx in *d); its
- * scrolling clamped to what it holds. */
+/* The window compare measures the shown one against: the marked one
+ * (*marked), or the kept window before the shown one; NULL for none. */
+static const struct window *compare_base(const struct app *a,
+                                         const struct window *w, bool *marked)
+{
+	const struct window *b = NULL;
+	size_t n = model_window_count(a->m);
+
+	*marked = false;
+	if (a->mark_seq && a->mark_seq != w->seq &&
+	    (b = model_window_seq(a->m, a->mark_seq))) {
+		*marked = true;
+		return b;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (model_window(a->m, i)->seq == w->seq)
+			return model_window(a->m, i - 1);
+	return NULL;
+}
+
+/* The compare of the shown window, or why there is none. */
+static void compare_of(struct app *a, struct compare_in *c)
+{
+	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
+	bool marked = false;
+	const struct window *b = w ? compare_base(a, w, &marked) : NULL;
+
+	*c = (struct compare_in){ .m = a->m, .c = &a->cmp, .marked = marked };
+	if (app_showing_progress(a))
+		c->why = "the window in progress is not compared; o goes back";
+	else if (!b)
+		c->why = "no kept window before this one to compare with";
+	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
+	         STATUS_OK)
+		c->why = "out of memory comparing the windows";
+}
+
+/* The view that replaces the table, if any, into *body (its context in
+ * *v); its scrolling clamped to what it holds. */
 static const struct render_body *body_of(struct app *a, const struct screen *s,
-                                         struct detail_in *d,
+                                         struct body_ctx *v,
                                          struct render_body *body)
 {
 	size_t page = s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS
@@ -157,24 +200,39 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 	                  : 1;
 	size_t total;
 
-	if (a->body != APP_BODY_DETAIL)
+	switch (a->body) {
+	case APP_BODY_TABLE:
 		return NULL;
-	*d = (struct detail_in){ .m = app_model(a),
-		                 .w = app_shown(a),
-		                 .stack = a->body_stack,
-		                 .metric = a->v.metric,
-		                 .ascending = a->v.ascending };
-	total = detail_count(d);
+	case APP_BODY_DETAIL:
+		v->detail = (struct detail_in){ .m = app_model(a),
+			                        .w = app_shown(a),
+			                        .stack = a->body_stack,
+			                        .metric = a->v.metric,
+			                        .ascending = a->v.ascending };
+		total = detail_count(&v->detail);
+		*body = (struct render_body){ .draw = detail_draw,
+			                      .ctx = &v->detail };
+		break;
+	case APP_BODY_COMPARE:
+		compare_of(a, &v->compare);
+		/* its column titles take a line of the page */
+		total = compare_count(&v->compare) + 1;
+		*body = (struct render_body){ .draw = compare_draw,
+			                      .ctx = &v->compare };
+		break;
+	default:
+		return NULL;
+	}
 	if (a->body_top + page > total)
 		a->body_top = total > page ? total - page : 0;
-	d->top = a->body_top;
-	*body = (struct render_body){ .draw = detail_draw, .ctx = d };
+	v->detail.top = a->body_top;
+	v->compare.top = a->body_top;
 	return body;
 }
 
 enum status app_render(struct app *a, struct screen *s)
 {
-	struct detail_in detail;
+	struct body_ctx view;
 	struct render_body body;
 	struct render_in in;
 	char state[96], mode[96], line2[128], title[sizeof(a->title)];
@@ -233,6 +291,6 @@ enum status app_render(struct app *a, struct screen *s)
 	in.help = a->help;
 	in.help_top = a->help_top;
 	in.flags = a->flags;
-	in.body = body_of(a, s, &detail, &body);
+	in.body = body_of(a, s, &view, &body);
 	return render_screen(&in, s);
 }

@@ -45,6 +45,8 @@ static const struct binding bindings[] = {
 	{ KC_F3, "F3", ACTION_FILTER },
 	{ KC_ENTER, "Enter", ACTION_DETAIL },
 	{ 'd', "d", ACTION_DETAIL },
+	{ '=', "=", ACTION_COMPARE },
+	{ 'm', "m", ACTION_MARK },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },

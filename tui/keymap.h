@@ -44,6 +44,10 @@
 	X(DETAIL, "detail",                                                  \
 	  "the selected row in detail: whole stack, shares, tasks by name, " \
 	  "history (Esc back)")                                              \
+	X(COMPARE, "compare",                                                \
+	  "compare the shown window with the one before it (or the marked "  \
+	  "one), sorted by the change (Esc back)")                           \
+	X(MARK, "mark", "mark the shown window for compare, or unmark it")   \
 	X(HELP, "help", "show or hide this help")                            \
 	X(REDRAW, "redraw", "redraw the screen")                             \
 	X(SUSPEND, "suspend", "suspend asynctop (fg resumes)")               \
