@@ -162,6 +162,27 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 	return 0;
 }
 
+/* The tree with everything expanded (* on each top frame): every stack
+ * shows, each level sorted; then a weighting key re-sorts them all. */
+static int tree_all(struct app *a, struct screen *scr, int runs,
+                    const char *tag)
+{
+	static const int t = 't', all = '*', esc = KC_ESC;
+	double o = 1e30, w = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+
+		if (keys(a, scr, &t, 1) || timed(a, scr, &all, 1, &o) ||
+		    timed(a, scr, &weigh, 1, &w) || keys(a, scr, &esc, 1))
+			return -1;
+		a->tree.nopen = 0;
+	}
+	printf("viewer_view_tree_expand_all_%s_ms %.3f\n", tag, o);
+	printf("viewer_view_tree_all_weight_%s_ms %.3f\n", tag, w);
+	return 0;
+}
+
 static int bench(size_t stacks, size_t depth, int runs, size_t cols,
                  size_t rows)
 {
@@ -255,7 +276,9 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	         depth == 3 ? "" : "_depth12");
 	(void)app_do(&a, ACTION_BOTTOM);
 	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
-	    view_keys(&a, &scr, runs, '=', "compare", tag))
+	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
+	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
+	    tree_all(&a, &scr, runs, tag))
 		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);

@@ -272,6 +272,89 @@ START_TEST(views_compare_golden_and_marks)
 }
 END_TEST
 
+/* The text of screen line n (0-based) of out. */
+static void line_of(const struct buf *out, size_t n, char *dst, size_t size)
+{
+	const char *p = out->data;
+
+	while (n-- && (p = strchr(p, '\n')))
+		p++;
+	ck_assert_ptr_nonnull(p);
+	snprintf(dst, size, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* t: the prefix tree, top frames first sorted by the weighting; + and the
+ * arrows expand and collapse; * opens a 30-deep stack, readable at 80
+ * columns; expansion survives a new window. */
+START_TEST(views_tree_golden_and_keys)
+{
+	struct app a;
+	struct buf out;
+	char l[512];
+
+	buf_init(&out);
+	su_app(&a);
+	three_windows(&a);
+	ck_assert_uint_eq(app_key(&a, 't'), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_TREE);
+	screen(&a, 80, 24, &out);
+	/* app:main:88 (the pool, idle 11.03 s) leads the top level */
+	line_of(&out, 5, l, sizeof(l));
+	ck_assert_msg(strstr(l, "app:main:88") && strstr(l, "11.03s"), "%s", l);
+	ck_assert_uint_eq(a.tree.sel, 0);
+	app_key(&a, KC_RIGHT);
+	screen(&a, 80, 24, &out);
+	line_of(&out, 6, l, sizeof(l));
+	ck_assert_msg(strstr(l, "  pool:worker:42"), "%s", l);
+	su_golden(&a, 80, 24, "tree_80x24");
+	/* busy: the spin stack's root leads */
+	app_key(&a, 'b');
+	screen(&a, 80, 24, &out);
+	line_of(&out, 5, l, sizeof(l));
+	ck_assert_msg(strstr(l, "app:main:88"), "%s", l);
+	app_key(&a, '1');
+	/* the deep stack: select its root, expand all below */
+	for (size_t i = 0; i < a.tree.nshown; i++)
+		if (model_frame(a.m, a.tree.nodes[a.tree.shown[i]].frame).len ==
+		    3)
+			a.tree.sel = i;
+	a.tree.sel_path = a.tree.nodes[a.tree.shown[a.tree.sel]].path;
+	app_key(&a, '*');
+	su_golden(&a, 160, 45, "tree_160x45");
+	screen(&a, 80, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "30:  deep_leaf_at_thirty"));
+	ck_assert_ptr_nonnull(strstr(out.data, "29:"));
+	su_ascii_check(&a, 80, 24, "tree");
+	su_ascii_check(&a, 160, 45, "tree");
+	a.flags = 0;
+	/* a new window: the deep stack stays open, the selection on it */
+	su_commit(&a, rows, ARRAY_SIZE(rows), T0 + 15 * SEC);
+	screen(&a, 80, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "deep_leaf_at_thirty"));
+	/* - on the leaf goes to its parent; then the left arrow collapses
+	 * the parent */
+	for (size_t i = 0; i < a.tree.nshown; i++)
+		if (model_frame(a.m, a.tree.nodes[a.tree.shown[i]].frame).len ==
+		    strlen("deep_leaf_at_thirty"))
+			a.tree.sel = i;
+	a.tree.sel_path = a.tree.nodes[a.tree.shown[a.tree.sel]].path;
+	app_key(&a, '-');
+	screen(&a, 80, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "deep_leaf_at_thirty"));
+	ck_assert_uint_eq(a.tree.nodes[a.tree.shown[a.tree.sel]].depth, 29);
+	app_key(&a, KC_LEFT);
+	screen(&a, 80, 45, &out);
+	ck_assert_ptr_null(strstr(out.data, "deep_leaf_at_thirty"));
+	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	/* + elsewhere says where it works */
+	app_key(&a, '+');
+	ck_assert_ptr_nonnull(strstr(a.status, "in the tree"));
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_views(void);
 Suite *suite_viewer_views(void)
 {
@@ -283,6 +366,7 @@ Suite *suite_viewer_views(void)
 	tcase_add_test(tc, views_detail_deep_hostile_and_gone);
 	tcase_add_test(tc, views_detail_without_rows);
 	tcase_add_test(tc, views_compare_golden_and_marks);
+	tcase_add_test(tc, views_tree_golden_and_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

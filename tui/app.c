@@ -30,6 +30,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
+	tree_init(&a->tree);
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -56,6 +57,7 @@ void app_fini(struct app *a)
 	view_fini(&a->v);
 	view_fini(&a->pv);
 	compare_fini(&a->cmp);
+	tree_fini(&a->tree);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
@@ -368,65 +370,6 @@ static unsigned save(struct app *a, bool collapsed)
 	return APP_REDRAW;
 }
 
-/* Up, down, pages, top and bottom scroll a view (the renderer clamps). */
-static unsigned body_scroll(struct app *a, enum action act, long page)
-{
-	size_t by = act == ACTION_UP || act == ACTION_DOWN ? 1 : (size_t)page;
-
-	if (act == ACTION_TOP)
-		a->body_top = 0;
-	else if (act == ACTION_BOTTOM)
-		a->body_top = SIZE_MAX / 2;
-	else if (act == ACTION_UP || act == ACTION_PAGE_UP)
-		a->body_top = a->body_top > by ? a->body_top - by : 0;
-	else
-		a->body_top += by;
-	return APP_REDRAW;
-}
-
-/* Enter or d: the selected row in detail; again: back to the table. */
-static unsigned detail(struct app *a)
-{
-	const struct window *w = app_shown(a);
-	struct view *v = app_view(a);
-	size_t r = view_row_at(v, v->sel);
-
-	if (a->body == APP_BODY_DETAIL) {
-		a->body = APP_BODY_TABLE;
-		return APP_REDRAW;
-	}
-	if (!w || w->empty || r == SIZE_MAX || r >= w->nrows) {
-		app_set_status(a, false, "no row to show in detail");
-		return APP_REDRAW;
-	}
-	a->body = APP_BODY_DETAIL;
-	a->body_stack = w->rows[r].stack;
-	a->body_top = 0;
-	return APP_REDRAW;
-}
-
-/* m: marks the shown window as compare's base, or unmarks it. */
-static unsigned mark(struct app *a)
-{
-	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
-
-	if (!w) {
-		app_set_status(a, false, "no finished window to mark");
-		return APP_REDRAW;
-	}
-	if (a->mark_seq == w->seq) {
-		a->mark_seq = 0;
-		app_set_status(a, false, "window %" PRIu64 " unmarked", w->seq);
-		return APP_REDRAW;
-	}
-	a->mark_seq = w->seq;
-	app_set_status(a, false,
-	               "window %" PRIu64 " marked: = compares the shown "
-	               "window with it",
-	               w->seq);
-	return APP_REDRAW;
-}
-
 unsigned app_do(struct app *a, enum action act)
 {
 	struct view *v = app_view(a);
@@ -451,7 +394,7 @@ unsigned app_do(struct app *a, enum action act)
 		a->help = false;
 	if (a->body != APP_BODY_TABLE && act >= ACTION_UP &&
 	    act <= ACTION_BOTTOM)
-		return body_scroll(a, act, page);
+		return app_view_move(a, act, page);
 	switch (act) {
 	case ACTION_NONE:
 		return 0;
@@ -532,14 +475,13 @@ unsigned app_do(struct app *a, enum action act)
 		a->editing = true;
 		return APP_REDRAW;
 	case ACTION_DETAIL:
-		return detail(a);
 	case ACTION_COMPARE:
-		a->body = a->body == APP_BODY_COMPARE ? APP_BODY_TABLE
-		                                      : APP_BODY_COMPARE;
-		a->body_top = 0;
-		return APP_REDRAW;
 	case ACTION_MARK:
-		return mark(a);
+	case ACTION_TREE:
+	case ACTION_TREE_EXPAND:
+	case ACTION_TREE_COLLAPSE:
+	case ACTION_TREE_EXPAND_ALL:
+		return app_view_action(a, act);
 	case ACTION_HELP:
 		a->help = !a->help;
 		a->help_top = 0;
@@ -646,6 +588,10 @@ unsigned app_key(struct app *a, int key)
 		}
 		return 0;
 	}
+	/* in the tree the arrows expand and collapse, as in file trees */
+	if (a->body == APP_BODY_TREE && (key == KC_RIGHT || key == KC_LEFT))
+		return app_do(a, key == KC_RIGHT ? ACTION_TREE_EXPAND
+		                                 : ACTION_TREE_COLLAPSE);
 	return app_do(a, keymap_lookup(key));
 }
 

@@ -22,6 +22,7 @@
 #include "tui/render.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
+#include "tui/view_tree.h"
 
 struct saver;
 struct saver_result;
@@ -53,6 +54,7 @@ enum app_body {
 	APP_BODY_TABLE,
 	APP_BODY_DETAIL,  /* the row of body_stack */
 	APP_BODY_COMPARE, /* against the marked window, or the one before */
+	APP_BODY_TREE,
 };
 
 /* Reactions of an action, for the loop. */
@@ -83,6 +85,7 @@ struct app {
 	size_t body_top;     /* the view's first line shown (it scrolls) */
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;
+	struct tree tree;
 	bool done; /* the worker ended */
 	enum source_state state;
 	bool have_state;
@@ -119,6 +122,12 @@ void app_take(struct app *a, const struct worker_msg *msg);
  * Returns the model's status (STATUS_EMPTY_WINDOW is kept, not an error). */
 enum status app_commit(struct app *a, const struct sample *s, size_t n,
                        const struct window_meta *meta) MUST_CHECK;
+
+/* The views' actions (detail, compare, mark, tree and its expansion) and
+ * up/down/page/top/bottom inside a view (act one of ACTION_UP to
+ * ACTION_BOTTOM); enum app_react flags.  app_views.c. */
+unsigned app_view_action(struct app *a, enum action act);
+unsigned app_view_move(struct app *a, enum action act, long page);
 
 /* Maps a key (enum key or code point) to an action, or edits the filter
  * while its prompt is open; returns enum app_react flags. */

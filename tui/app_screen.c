@@ -19,6 +19,7 @@
 struct body_ctx {
 	struct detail_in detail;
 	struct compare_in compare;
+	struct tree_in tree;
 };
 
 void app_set_now(struct app *a, uint64_t now_ns)
@@ -220,6 +221,21 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		*body = (struct render_body){ .draw = compare_draw,
 			                      .ctx = &v->compare };
 		break;
+	case APP_BODY_TREE:
+		if (app_showing_progress(a) || !app_shown(a))
+			return NULL;
+		/* its column titles take a line of the page */
+		a->tree.page = page > 1 ? page - 1 : 1;
+		if (tree_update(&a->tree, a->m, app_shown(a), a->v.metric,
+		                a->v.ascending) != STATUS_OK)
+			app_set_status(a, true,
+			               "out of memory building the tree");
+		v->tree = (struct tree_in){ .m = a->m,
+			                    .t = &a->tree,
+			                    .w = app_shown(a) };
+		*body =
+		    (struct render_body){ .draw = tree_draw, .ctx = &v->tree };
+		return body;
 	default:
 		return NULL;
 	}

@@ -27,6 +27,8 @@
 	X(BAR_CLOSE, "\xE2\x96\x8F", "]") \
 	X(BLOCK, "\xE2\x96\x88", "#") \
 	X(BLOCK_MIN, "\xE2\x96\x8F", ".") \
+	X(TREE_OPEN, "\xE2\x96\xBE", "-") \
+	X(TREE_CLOSED, "\xE2\x96\xB8", "+") \
 	X(SPARK_1, "\xE2\x96\x81", "_") \
 	X(SPARK_2, "\xE2\x96\x82", ".") \
 	X(SPARK_3, "\xE2\x96\x83", "-") \

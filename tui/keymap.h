@@ -48,6 +48,16 @@
 	  "compare the shown window with the one before it (or the marked "  \
 	  "one), sorted by the change (Esc back)")                           \
 	X(MARK, "mark", "mark the shown window for compare, or unmark it")   \
+	X(TREE, "tree",                                                      \
+	  "the stacks as a tree of frames, root first, with subtree sums "   \
+	  "(Esc back)")                                                      \
+	X(TREE_EXPAND, "tree-expand",                                        \
+	  "in the tree: expand the selected frame (also the right arrow)")   \
+	X(TREE_COLLAPSE, "tree-collapse",                                    \
+	  "in the tree: collapse it, or go to its parent (also the left "    \
+	  "arrow)")                                                          \
+	X(TREE_EXPAND_ALL, "tree-expand-all",                                \
+	  "in the tree: expand everything below the selected frame")         \
 	X(HELP, "help", "show or hide this help")                            \
 	X(REDRAW, "redraw", "redraw the screen")                             \
 	X(SUSPEND, "suspend", "suspend asynctop (fg resumes)")               \
