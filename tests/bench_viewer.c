@@ -278,6 +278,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
 	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
 	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
+	    view_keys(&a, &scr, runs, 'f', "flame", tag) ||
 	    tree_all(&a, &scr, runs, tag))
 		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);

@@ -355,6 +355,60 @@ START_TEST(views_tree_golden_and_keys)
 }
 END_TEST
 
+/* f: an icicle, "all" on top, widths by the weighting; the arrows select,
+ * Enter zooms into a frame and Esc out, then back to the table. */
+START_TEST(views_flame_golden_and_zoom)
+{
+	struct app a;
+	struct buf out;
+	char l[1024];
+
+	buf_init(&out);
+	su_app(&a);
+	three_windows(&a);
+	ck_assert_uint_eq(app_key(&a, 'f'), APP_REDRAW);
+	ck_assert_int_eq(a.body, APP_BODY_FLAME);
+	su_golden(&a, 80, 24, "flame_80x24");
+	su_golden(&a, 160, 45, "flame_160x45");
+	screen(&a, 100, 24, &out);
+	/* "all" spans the width; the pool's 91.7% of idle leads level 2 */
+	line_of(&out, 4, l, sizeof(l));
+	ck_assert_msg(strstr(l, "all") && strlen(l) >= 99, "%s", l);
+	line_of(&out, 5, l, sizeof(l));
+	ck_assert_msg(!strncmp(l,
+	                       "\xE2\x96\x95"
+	                       "app:main:88",
+	                       14),
+	              "%s", l);
+	/* down to the widest child, zoom into it: it spans the width */
+	app_key(&a, KC_DOWN);
+	app_key(&a, KC_DOWN);
+	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
+	screen(&a, 100, 24, &out);
+	line_of(&out, 4, l, sizeof(l));
+	ck_assert_msg(strstr(l, "pool:worker:42") && strlen(l) >= 99, "%s", l);
+	ck_assert_ptr_nonnull(strstr(out.data, "zoom 91.7%"));
+	/* right and left move on a level; up stops at the zoom */
+	app_key(&a, KC_UP);
+	app_key(&a, KC_RIGHT);
+	su_ascii_check(&a, 80, 24, "flame zoomed");
+	su_ascii_check(&a, 160, 45, "flame zoomed");
+	a.flags = 0;
+	/* Esc out twice, then back to the table */
+	app_key(&a, KC_ESC);
+	app_key(&a, KC_ESC);
+	ck_assert_int_eq(a.body, APP_BODY_FLAME);
+	app_key(&a, KC_LEFT);
+	app_key(&a, KC_RIGHT);
+	su_ascii_check(&a, 80, 24, "flame");
+	a.flags = 0;
+	app_key(&a, KC_ESC);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_views(void);
 Suite *suite_viewer_views(void)
 {
@@ -367,6 +421,7 @@ Suite *suite_viewer_views(void)
 	tcase_add_test(tc, views_detail_without_rows);
 	tcase_add_test(tc, views_compare_golden_and_marks);
 	tcase_add_test(tc, views_tree_golden_and_keys);
+	tcase_add_test(tc, views_flame_golden_and_zoom);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -31,6 +31,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
 	tree_init(&a->tree);
+	flame_init(&a->flame);
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -58,6 +59,7 @@ void app_fini(struct app *a)
 	view_fini(&a->pv);
 	compare_fini(&a->cmp);
 	tree_fini(&a->tree);
+	flame_fini(&a->flame);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
@@ -481,6 +483,7 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_TREE_EXPAND:
 	case ACTION_TREE_COLLAPSE:
 	case ACTION_TREE_EXPAND_ALL:
+	case ACTION_FLAME:
 		return app_view_action(a, act);
 	case ACTION_HELP:
 		a->help = !a->help;
@@ -567,10 +570,14 @@ static unsigned edit_filter(struct app *a, int key)
 
 unsigned app_key(struct app *a, int key)
 {
+	unsigned flags;
+
 	if (key == KC_RESIZE)
 		return APP_REDRAW;
 	if (a->editing)
 		return edit_filter(a, key);
+	if (!a->help && (flags = app_view_key(a, key)))
+		return flags;
 	if (key == KC_ESC) {
 		if (a->help) {
 			a->help = false;
@@ -588,10 +595,6 @@ unsigned app_key(struct app *a, int key)
 		}
 		return 0;
 	}
-	/* in the tree the arrows expand and collapse, as in file trees */
-	if (a->body == APP_BODY_TREE && (key == KC_RIGHT || key == KC_LEFT))
-		return app_do(a, key == KC_RIGHT ? ACTION_TREE_EXPAND
-		                                 : ACTION_TREE_COLLAPSE);
 	return app_do(a, keymap_lookup(key));
 }
 

@@ -22,6 +22,7 @@
 #include "tui/render.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
+#include "tui/view_flame.h"
 #include "tui/view_tree.h"
 
 struct saver;
@@ -55,6 +56,7 @@ enum app_body {
 	APP_BODY_DETAIL,  /* the row of body_stack */
 	APP_BODY_COMPARE, /* against the marked window, or the one before */
 	APP_BODY_TREE,
+	APP_BODY_FLAME,
 };
 
 /* Reactions of an action, for the loop. */
@@ -85,7 +87,8 @@ struct app {
 	size_t body_top;     /* the view's first line shown (it scrolls) */
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;
-	struct tree tree;
+	struct tree tree; /* also what flame lays out */
+	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;
 	bool have_state;
@@ -128,6 +131,9 @@ enum status app_commit(struct app *a, const struct sample *s, size_t n,
  * ACTION_BOTTOM); enum app_react flags.  app_views.c. */
 unsigned app_view_action(struct app *a, enum action act);
 unsigned app_view_move(struct app *a, enum action act, long page);
+/* A key the shown view takes before the keymap (the tree's and the
+ * flame's arrows, the flame's Enter and Esc); 0 when it does not. */
+unsigned app_view_key(struct app *a, int key);
 
 /* Maps a key (enum key or code point) to an action, or edits the filter
  * while its prompt is open; returns enum app_react flags. */

@@ -20,6 +20,7 @@ struct body_ctx {
 	struct detail_in detail;
 	struct compare_in compare;
 	struct tree_in tree;
+	struct flame_in flame;
 };
 
 void app_set_now(struct app *a, uint64_t now_ns)
@@ -235,6 +236,22 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 			                    .w = app_shown(a) };
 		*body =
 		    (struct render_body){ .draw = tree_draw, .ctx = &v->tree };
+		return body;
+	case APP_BODY_FLAME:
+		if (app_showing_progress(a) || !app_shown(a))
+			return NULL;
+		if (tree_sync(&a->tree, a->m, app_shown(a)) != STATUS_OK ||
+		    flame_layout(&a->flame, &a->tree, a->v.metric, s->cols,
+		                 page + 1 - FLAME_HEAD_ROWS) != STATUS_OK)
+			app_set_status(a, true,
+			               "out of memory laying out the flame");
+		v->flame = (struct flame_in){ .m = a->m,
+			                      .t = &a->tree,
+			                      .f = &a->flame,
+			                      .w = app_shown(a),
+			                      .metric = a->v.metric };
+		*body = (struct render_body){ .draw = flame_draw,
+			                      .ctx = &v->flame };
 		return body;
 	default:
 		return NULL;

@@ -106,6 +106,14 @@ unsigned app_view_move(struct app *a, enum action act, long page)
 {
 	if (a->body == APP_BODY_TREE)
 		return tree_nav(a, act, page);
+	if (a->body == APP_BODY_FLAME) {
+		flame_select(&a->flame, &a->tree,
+		             act == ACTION_UP || act == ACTION_PAGE_UP ||
+		                     act == ACTION_TOP
+		                 ? 'u'
+		                 : 'd');
+		return APP_REDRAW;
+	}
 	return body_scroll(a, act, page);
 }
 
@@ -120,10 +128,37 @@ unsigned app_view_action(struct app *a, enum action act)
 		return mark(a);
 	case ACTION_TREE:
 		return toggle_body(a, APP_BODY_TREE);
+	case ACTION_FLAME:
+		return toggle_body(a, APP_BODY_FLAME);
 	case ACTION_TREE_EXPAND:
 	case ACTION_TREE_COLLAPSE:
 	case ACTION_TREE_EXPAND_ALL:
 		return tree_key(a, act);
+	default:
+		return 0;
+	}
+}
+
+unsigned app_view_key(struct app *a, int key)
+{
+	/* in the tree the arrows expand and collapse, as in file trees */
+	if (a->body == APP_BODY_TREE && (key == KC_RIGHT || key == KC_LEFT))
+		return app_do(a, key == KC_RIGHT ? ACTION_TREE_EXPAND
+		                                 : ACTION_TREE_COLLAPSE);
+	if (a->body != APP_BODY_FLAME)
+		return 0;
+	switch (key) {
+	case KC_LEFT:
+	case KC_RIGHT:
+		flame_select(&a->flame, &a->tree, key == KC_LEFT ? 'l' : 'r');
+		return APP_REDRAW;
+	case KC_ENTER:
+		flame_zoom_in(&a->flame);
+		return APP_REDRAW;
+	case KC_ESC:
+		if (!flame_zoom_out(&a->flame, &a->tree))
+			a->body = APP_BODY_TABLE;
+		return APP_REDRAW;
 	default:
 		return 0;
 	}

@@ -27,6 +27,7 @@
 	X(BAR_CLOSE, "\xE2\x96\x8F", "]") \
 	X(BLOCK, "\xE2\x96\x88", "#") \
 	X(BLOCK_MIN, "\xE2\x96\x8F", ".") \
+	X(FILL, "\xE2\x94\x80", "-") \
 	X(TREE_OPEN, "\xE2\x96\xBE", "-") \
 	X(TREE_CLOSED, "\xE2\x96\xB8", "+") \
 	X(SPARK_1, "\xE2\x96\x81", "_") \

@@ -51,6 +51,7 @@ static const struct binding bindings[] = {
 	{ '+', "+", ACTION_TREE_EXPAND },
 	{ '-', "-", ACTION_TREE_COLLAPSE },
 	{ '*', "*", ACTION_TREE_EXPAND_ALL },
+	{ 'f', "f", ACTION_FLAME },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },

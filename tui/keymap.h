@@ -58,6 +58,9 @@
 	  "arrow)")                                                          \
 	X(TREE_EXPAND_ALL, "tree-expand-all",                                \
 	  "in the tree: expand everything below the selected frame")         \
+	X(FLAME, "flame",                                                    \
+	  "an icicle of the shown window; arrows select a frame, Enter "     \
+	  "zooms in, Esc out")                                               \
 	X(HELP, "help", "show or hide this help")                            \
 	X(REDRAW, "redraw", "redraw the screen")                             \
 	X(SUSPEND, "suspend", "suspend asynctop (fg resumes)")               \

@@ -235,23 +235,33 @@ static enum status flatten(struct tree *t)
 	return STATUS_OK;
 }
 
+enum status tree_sync(struct tree *t, const struct model *m,
+                      const struct window *w)
+{
+	enum status st;
+
+	if (t->w == w && t->seq == w->seq)
+		return STATUS_OK;
+	t->w = NULL;
+	t->flat = false;
+	st = build(t, m, w);
+	if (st != STATUS_OK) {
+		t->n = t->nshown = 0;
+		return st;
+	}
+	t->w = w;
+	t->seq = w->seq;
+	return STATUS_OK;
+}
+
 enum status tree_update(struct tree *t, const struct model *m,
                         const struct window *w, enum metric metric,
                         bool ascending)
 {
-	enum status st;
+	enum status st = tree_sync(t, m, w);
 
-	if (t->w != w || t->seq != w->seq) {
-		t->w = NULL;
-		t->flat = false;
-		st = build(t, m, w);
-		if (st != STATUS_OK) {
-			t->n = t->nshown = 0;
-			return st;
-		}
-		t->w = w;
-		t->seq = w->seq;
-	}
+	if (st != STATUS_OK)
+		return st;
 	if (t->flat && t->metric == metric && t->ascending == ascending)
 		return STATUS_OK;
 	t->metric = metric;
@@ -346,7 +356,7 @@ static void node_line(const struct tree_in *in, const struct render_in *rin,
 	/* indent two columns a level up to a third of the room; deeper
 	 * levels say their depth instead */
 	size_t levels = avail / 3 / 2, d = n->depth - 1;
-	char v[HUMAN_BUFSZ], deep[24];
+	char v[HUMAN_BUFSZ];
 
 	line_reset(l, selected ? EL_SELECTED : EL_NORMAL);
 	human_metric(v, sizeof(v), t->metric, n->m.v[t->metric]);
@@ -358,6 +368,8 @@ static void node_line(const struct tree_in *in, const struct render_in *rin,
 	line_right(l, l->base, v, TREE_TASKS_COLS, rin->flags);
 	line_pad(l, l->base, l->width + 2 + 2 * size_min(d, levels));
 	if (d > levels) {
+		char deep[24];
+
 		snprintf(deep, sizeof(deep), "%zu:", d + 1);
 		line_puts(l, EL_DIM, deep, line_room(s, l), rin->flags);
 	}

@@ -66,6 +66,11 @@ enum status tree_update(struct tree *t, const struct model *m,
                         const struct window *w, enum metric metric,
                         bool ascending) MUST_CHECK;
 
+/* Builds t for w (of m) when it was built for another window, without
+ * flattening it (what the flame needs).  STATUS_NOMEM leaves it empty. */
+enum status tree_sync(struct tree *t, const struct model *m,
+                      const struct window *w) MUST_CHECK;
+
 /* Moves the selection by delta (clamped) and scrolls to keep it shown. */
 void tree_move(struct tree *t, long delta);
 /* Expands the selected node (all below it with all); collapses it, or,
