@@ -99,7 +99,7 @@ static enum status children(struct flame *f, const struct tree *t,
 enum status flame_layout(struct flame *f, const struct tree *t,
                          enum metric metric, size_t cols, size_t levels)
 {
-	size_t start = 0, end;
+	size_t start = 0;
 	enum status st;
 
 	f->n = 0;
@@ -113,7 +113,8 @@ enum status flame_layout(struct flame *f, const struct tree *t,
 	}
 	st = add_box(f, f->zoom, 0, 0, cols);
 	for (uint32_t row = 1; st == STATUS_OK && row < levels; row++) {
-		end = f->n;
+		size_t end = f->n;
+
 		for (size_t b = start; b < end && st == STATUS_OK; b++)
 			st = children(f, t, metric, b);
 		start = end;
