@@ -153,10 +153,10 @@ unsigned app_view_key(struct app *a, int key)
 		flame_select(&a->flame, &a->tree, key == KC_LEFT ? 'l' : 'r');
 		return APP_REDRAW;
 	case KC_ENTER:
-		flame_zoom_in(&a->flame);
+		flame_zoom_in(&a->flame, &a->tree);
 		return APP_REDRAW;
 	case KC_ESC:
-		if (!flame_zoom_out(&a->flame, &a->tree))
+		if (!flame_zoom_out(&a->flame))
 			a->body = APP_BODY_TABLE;
 		return APP_REDRAW;
 	default:

@@ -26,14 +26,30 @@ void flame_fini(struct flame *f)
 	flame_init(f);
 }
 
-static uint32_t find_path(const struct tree *t, uint64_t path)
+/* The zoomed frame's node, its callees built on the way down; as deep as
+ * the window still has its frames. */
+static enum status find_zoom(struct flame *f, struct tree *t, uint32_t *out)
 {
-	if (!path)
-		return 0;
-	for (size_t i = 1; i < t->n; i++)
-		if (t->nodes[i].path == path)
-			return (uint32_t)i;
-	return TREE_NONE;
+	uint32_t node = 0;
+	size_t i;
+
+	for (i = 0; i < f->zoom_depth; i++) {
+		uint32_t c;
+
+		if (tree_children(t, node) != STATUS_OK)
+			return STATUS_NOMEM;
+		for (c = t->nodes[node].first_child; c != TREE_NONE;
+		     c = t->nodes[c].next_sibling)
+			if (t->nodes[c].frame == f->zoom_frames[i])
+				break;
+		if (c == TREE_NONE)
+			break;
+		node = c;
+	}
+	f->zoom_depth = i;
+	f->zoom_path = t->nodes[node].path;
+	*out = node;
+	return STATUS_OK;
 }
 
 static enum status add_box(struct flame *f, uint32_t node, uint32_t row,
@@ -49,8 +65,8 @@ static enum status add_box(struct flame *f, uint32_t node, uint32_t row,
 /* The children of box b, widest first, in its columns: each as wide as
  * its share of b's value (what b ran itself, and the children narrower
  * than a column, stay a gap on the right). */
-static enum status children(struct flame *f, const struct tree *t,
-                            enum metric metric, size_t b)
+static enum status children(struct flame *f, struct tree *t, enum metric metric,
+                            size_t b)
 {
 	const struct tree_node *n = &t->nodes[f->boxes[b].node];
 	uint64_t total = n->m.v[metric], cum = 0;
@@ -58,8 +74,11 @@ static enum status children(struct flame *f, const struct tree *t,
 	uint32_t row = f->boxes[b].row + 1;
 	enum status st = STATUS_OK;
 
-	if (!total || !n->nchild)
+	if (!total || !n->kids)
 		return STATUS_OK;
+	if (tree_children(t, f->boxes[b].node) != STATUS_OK)
+		return STATUS_NOMEM;
+	n = &t->nodes[f->boxes[b].node];
 	if (mem_grow(&f->keys, &f->keys_cap, n->nchild, sizeof(*f->keys)) ||
 	    mem_grow(&f->tkeys, &f->tkeys_cap, n->nchild, sizeof(*f->tkeys)) ||
 	    mem_grow(&f->vals, &f->vals_cap, n->nchild, sizeof(*f->vals)) ||
@@ -96,8 +115,8 @@ static enum status children(struct flame *f, const struct tree *t,
 	return st;
 }
 
-enum status flame_layout(struct flame *f, const struct tree *t,
-                         enum metric metric, size_t cols, size_t levels)
+enum status flame_layout(struct flame *f, struct tree *t, enum metric metric,
+                         size_t cols, size_t levels)
 {
 	size_t start = 0;
 	enum status st;
@@ -106,12 +125,9 @@ enum status flame_layout(struct flame *f, const struct tree *t,
 	f->zoom = f->sel = 0;
 	if (!t->n || !cols || !levels)
 		return STATUS_OK;
-	f->zoom = find_path(t, f->zoom_path);
-	if (f->zoom == TREE_NONE) {
-		f->zoom = 0;
-		f->zoom_path = 0;
-	}
-	st = add_box(f, f->zoom, 0, 0, cols);
+	st = find_zoom(f, t, &f->zoom);
+	if (st == STATUS_OK)
+		st = add_box(f, f->zoom, 0, 0, cols);
 	for (uint32_t row = 1; st == STATUS_OK && row < levels; row++) {
 		size_t end = f->n;
 
@@ -167,24 +183,32 @@ void flame_select(struct flame *f, const struct tree *t, char dir)
 	f->sel_path = t->nodes[to].path;
 }
 
-void flame_zoom_in(struct flame *f)
+void flame_zoom_in(struct flame *f, const struct tree *t)
 {
+	size_t n = 0;
+
+	if (f->sel >= t->n)
+		return;
+	for (uint32_t id = f->sel; id && id != TREE_NONE;
+	     id = t->nodes[id].parent)
+		n++;
+	if (n > FLAME_ZOOM_MAX)
+		return;
+	f->zoom_depth = n;
+	for (uint32_t id = f->sel; id && id != TREE_NONE;
+	     id = t->nodes[id].parent)
+		f->zoom_frames[--n] = t->nodes[id].frame;
 	f->zoom_path = f->sel_path;
 }
 
-bool flame_zoom_out(struct flame *f, const struct tree *t)
+bool flame_zoom_out(struct flame *f)
 {
-	/* by path: keys may come faster than layouts */
-	uint32_t zoom = find_path(t, f->zoom_path), parent;
-
-	if (!zoom || zoom == TREE_NONE) {
-		f->zoom_path = 0;
+	/* by frames: keys may come faster than layouts */
+	if (!f->zoom_depth)
 		return false;
-	}
-	parent = t->nodes[zoom].parent;
-	f->sel_path = f->zoom_path;
-	f->zoom_path = parent == TREE_NONE ? 0 : t->nodes[parent].path;
-	f->zoom = parent == TREE_NONE ? 0 : parent;
+	f->sel_path = tree_path(f->zoom_frames, f->zoom_depth);
+	f->zoom_depth--;
+	f->zoom_path = tree_path(f->zoom_frames, f->zoom_depth);
 	return true;
 }
 

@@ -23,7 +23,14 @@ struct flame_box {
 	size_t x0, x1;
 };
 
+/* The deepest frame the flame zooms into. */
+#define FLAME_ZOOM_MAX 256
+
 struct flame {
+	/* the zoomed frame by its frames from the root (ids stay valid
+	 * across windows, so a zoom outlives the tree it was made in) */
+	uint32_t zoom_frames[FLAME_ZOOM_MAX];
+	size_t zoom_depth;
 	uint64_t zoom_path, sel_path; /* 0: the root */
 	struct flame_box *boxes;      /* by level, left to right */
 	size_t n, cap;
@@ -37,20 +44,20 @@ struct flame {
 void flame_init(struct flame *f);
 void flame_fini(struct flame *f);
 
-/* Lays out t (built for its window) weighted by metric in cols x levels,
- * from the zoomed frame (the root when its path is gone); the selection
- * falls back to the zoomed frame.  STATUS_NOMEM leaves no boxes. */
-enum status flame_layout(struct flame *f, const struct tree *t,
-                         enum metric metric, size_t cols,
-                         size_t levels) MUST_CHECK;
+/* Lays out t (synced to its window; the callees it needs are built)
+ * weighted by metric in cols x levels, from the zoomed frame (its deepest
+ * frame still in the window); the selection falls back to the zoomed
+ * frame.  STATUS_NOMEM leaves no boxes. */
+enum status flame_layout(struct flame *f, struct tree *t, enum metric metric,
+                         size_t cols, size_t levels) MUST_CHECK;
 
 /* Moves the selection: dir 'u' to the parent (not above the zoom), 'd'
  * to its widest child, 'l' and 'r' to the box beside it on its level. */
 void flame_select(struct flame *f, const struct tree *t, char dir);
 /* Enter: zooms into the selection.  Esc: out one frame; false when at the
  * root already (the view is left). */
-void flame_zoom_in(struct flame *f);
-bool flame_zoom_out(struct flame *f, const struct tree *t);
+void flame_zoom_in(struct flame *f, const struct tree *t);
+bool flame_zoom_out(struct flame *f);
 
 /* What flame_draw draws (borrowed). */
 struct flame_in {

@@ -129,37 +129,58 @@ static void add_to(struct tree_node *n, const struct fold_row *r)
 	n->tasks += r->tasks;
 }
 
-/* One scan of the rows: a row shares with the one before it the frames
- * of their common prefix (rows are in stack text order). */
-static enum status build(struct tree *t, const struct model *m,
-                         const struct window *w)
+uint64_t tree_path(const uint32_t *frames, size_t n)
 {
-	size_t pathlen = 0;
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < n; i++)
+		h = path_hash(h, frames[i]);
+	return h;
+}
+
+/* The root only: its sums are the window's, its callees come later. */
+static enum status build(struct tree *t, const struct window *w)
+{
+	struct tree_node *root;
 
 	t->n = 0;
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
-	for (size_t r = 0; r < w->nrows; r++) {
-		size_t d = 0, k = 0;
-		const uint32_t *f = model_stack(m, w->rows[r].stack, &d);
+	root = &t->nodes[0];
+	root->r1 = (uint32_t)w->nrows;
+	root->kids = w->nrows > 0;
+	root->m = w->total;
+	root->tasks = w->tasks;
+	return STATUS_OK;
+}
 
-		if (mem_grow(&t->stack, &t->stack_cap, d + 1,
-		             sizeof(*t->stack)))
-			return STATUS_NOMEM;
-		while (k < d && k < pathlen &&
-		       t->nodes[t->stack[k]].frame == f[k])
-			k++;
-		for (pathlen = k; pathlen < d; pathlen++) {
-			uint32_t id = new_node(
-			    t, pathlen ? t->stack[pathlen - 1] : 0, f[pathlen]);
-			if (id == TREE_NONE)
+enum status tree_children(struct tree *t, uint32_t node)
+{
+	const struct window *w = t->w;
+	uint32_t depth = t->nodes[node].depth, cur = TREE_NONE;
+
+	if (t->nodes[node].built || !w)
+		return STATUS_OK;
+	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
+		size_t d = 0;
+		const uint32_t *f = model_stack(t->m, w->rows[r].stack, &d);
+		struct tree_node *c;
+
+		/* a stack that ends here: its figures are the node's own */
+		if (d <= depth)
+			continue;
+		if (cur == TREE_NONE || t->nodes[cur].frame != f[depth]) {
+			cur = new_node(t, node, f[depth]);
+			if (cur == TREE_NONE)
 				return STATUS_NOMEM;
-			t->stack[pathlen] = id;
+			t->nodes[cur].r0 = r;
 		}
-		add_to(&t->nodes[0], &w->rows[r]);
-		for (size_t i = 0; i < d; i++)
-			add_to(&t->nodes[t->stack[i]], &w->rows[r]);
+		c = &t->nodes[cur];
+		c->r1 = r + 1;
+		c->kids |= d > depth + 1;
+		add_to(c, &w->rows[r]);
 	}
+	t->nodes[node].built = true;
 	return STATUS_OK;
 }
 
@@ -167,9 +188,12 @@ static enum status build(struct tree *t, const struct model *m,
  * the first to show on top. */
 static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
 {
-	const struct tree_node *n = &t->nodes[node];
+	const struct tree_node *n;
 	size_t k = 0;
 
+	if (tree_children(t, node) != STATUS_OK)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
 	if (mem_grow(&t->keys, &t->keys_cap, n->nchild, sizeof(*t->keys)) ||
 	    mem_grow(&t->tkeys, &t->tkeys_cap, n->nchild, sizeof(*t->tkeys)) ||
 	    mem_grow(&t->vals, &t->vals_cap, n->nchild, sizeof(*t->vals)) ||
@@ -213,7 +237,7 @@ static enum status flatten(struct tree *t)
 		             sizeof(*t->shown)))
 			return STATUS_NOMEM;
 		t->shown[t->nshown++] = id;
-		if (t->nodes[id].expanded && t->nodes[id].nchild)
+		if (t->nodes[id].expanded && t->nodes[id].kids)
 			st = push_children(t, id, &sp);
 	}
 	if (st != STATUS_OK) {
@@ -244,11 +268,12 @@ enum status tree_sync(struct tree *t, const struct model *m,
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
-	st = build(t, m, w);
+	st = build(t, w);
 	if (st != STATUS_OK) {
 		t->n = t->nshown = 0;
 		return st;
 	}
+	t->m = m;
 	t->w = w;
 	t->seq = w->seq;
 	return STATUS_OK;
@@ -293,16 +318,18 @@ void tree_expand(struct tree *t, bool all)
 		return;
 	t->stack[sp++] = t->shown[t->sel];
 	while (sp) {
-		struct tree_node *n = &t->nodes[t->stack[--sp]];
+		uint32_t id = t->stack[--sp];
 
-		if (n->nchild) {
-			n->expanded = true;
-			set_open(t, n->path, true);
+		if (t->nodes[id].kids) {
+			t->nodes[id].expanded = true;
+			set_open(t, t->nodes[id].path, true);
 		}
-		if (!all || mem_grow(&t->stack, &t->stack_cap, sp + n->nchild,
-		                     sizeof(*t->stack)))
+		if (!all || !t->nodes[id].kids ||
+		    tree_children(t, id) != STATUS_OK ||
+		    mem_grow(&t->stack, &t->stack_cap, sp + t->nodes[id].nchild,
+		             sizeof(*t->stack)))
 			continue;
-		for (uint32_t c = n->first_child; c != TREE_NONE;
+		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;
 	}
@@ -316,7 +343,7 @@ void tree_collapse(struct tree *t)
 	if (!t->nshown)
 		return;
 	n = &t->nodes[t->shown[t->sel]];
-	if (n->expanded && n->nchild) {
+	if (n->expanded && n->kids) {
 		n->expanded = false;
 		set_open(t, n->path, false);
 		t->flat = false;
@@ -335,10 +362,9 @@ static void titles(const struct render_in *rin, const struct tree *t,
 
 	line_reset(l, EL_TITLE);
 	snprintf(h, sizeof(h),
-	         " TREE %s%s%zu frames%s+ %s expand, - %s collapse, * all "
-	         "below, Esc back",
+	         " TREE %s%s+ %s expand, - %s collapse, * all below, Esc "
+	         "back",
 	         metric_name(t->metric), glyph(GLYPH_SEP, rin->flags),
-	         t->n ? t->n - 1 : 0, glyph(GLYPH_SEP, rin->flags),
 	         glyph(GLYPH_ARROW_RIGHT, rin->flags),
 	         glyph(GLYPH_ARROW_LEFT, rin->flags));
 	line_puts(l, EL_TITLE, h, line_room(s, l), rin->flags);
@@ -374,7 +400,7 @@ static void node_line(const struct tree_in *in, const struct render_in *rin,
 		line_puts(l, EL_DIM, deep, line_room(s, l), rin->flags);
 	}
 	line_puts(l, EL_DIM,
-	          !n->nchild    ? " "
+	          !n->kids      ? " "
 	          : n->expanded ? glyph(GLYPH_TREE_OPEN, rin->flags)
 	                        : glyph(GLYPH_TREE_CLOSED, rin->flags),
 	          line_room(s, l), rin->flags);

@@ -1,9 +1,11 @@
 /* Tree (t): the folded stacks of the shown window as a prefix tree of
  * frames, root first, each node with the sums of its subtree, siblings
  * sorted by the weighting; + - * (or the arrows) expand and collapse.
- * Built in one scan of the window's rows, which the model keeps in stack
- * text order, so stacks sharing a prefix are neighbours: no hashing.
- * Expansion and the selection are kept by path across windows. */
+ * Built lazily: a frame's callees come from one scan of its range of the
+ * window's rows, which the model keeps in stack text order, so stacks
+ * sharing a prefix are neighbours (no hashing), and only when the frame
+ * is first expanded or drawn.  Expansion and the selection are kept by
+ * path across windows. */
 #ifndef ASYNCTOP_TUI_VIEW_TREE_H
 #define ASYNCTOP_TUI_VIEW_TREE_H
 
@@ -24,8 +26,11 @@ struct tree_node {
 	uint32_t frame;  /* TREE_NONE for the root */
 	uint32_t parent; /* TREE_NONE for the root */
 	uint32_t first_child, last_child, next_sibling;
-	uint32_t nchild;
-	uint32_t depth; /* 0 the root, 1 a top frame */
+	uint32_t nchild; /* once built */
+	uint32_t depth;  /* 0 the root, 1 a top frame */
+	uint32_t r0, r1; /* the window's rows under it */
+	bool kids;       /* it has callees (known before they are built) */
+	bool built;      /* its callees are nodes */
 	bool expanded;
 	uint64_t path; /* hash of the frames from the root */
 	uint64_t tasks;
@@ -39,6 +44,7 @@ struct tree {
 	size_t nshown, shown_cap;
 	size_t sel, top, page;
 	/* what it was built and flattened for */
+	const struct model *m;
 	const struct window *w;
 	uint64_t seq;
 	enum metric metric;
@@ -70,6 +76,12 @@ enum status tree_update(struct tree *t, const struct model *m,
  * flattening it (what the flame needs).  STATUS_NOMEM leaves it empty. */
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
+
+/* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
+enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
+
+/* The path of frames[0 .. n) from the root, as nodes' path. */
+uint64_t tree_path(const uint32_t *frames, size_t n);
 
 /* Moves the selection by delta (clamped) and scrolls to keep it shown. */
 void tree_move(struct tree *t, long delta);
