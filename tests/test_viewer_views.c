@@ -390,6 +390,11 @@ START_TEST(views_flame_golden_and_zoom)
 	line_of(&out, 4, l, sizeof(l));
 	ck_assert_msg(strstr(l, "pool:worker:42") && strlen(l) >= 99, "%s", l);
 	ck_assert_ptr_nonnull(strstr(out.data, "zoom 9"));
+	/* a new window keeps the zoom (kept by frames, not by node) */
+	su_commit(&a, rows, ARRAY_SIZE(rows), T0 + 15 * SEC);
+	screen(&a, 100, 24, &out);
+	line_of(&out, 4, l, sizeof(l));
+	ck_assert_msg(strstr(l, "pool:worker:42") && strlen(l) >= 99, "%s", l);
 	/* right and left move on a level; up stops at the zoom */
 	app_key(&a, KC_UP);
 	app_key(&a, KC_RIGHT);
