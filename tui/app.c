@@ -143,9 +143,9 @@ static void after_commit(struct app *a, uint64_t index)
 		if (!model_window_seq(a->m, a->shown)) {
 			const struct window *old = model_window(a->m, 0);
 			a->shown = old ? old->seq : 0;
-			snprintf(a->notice, sizeof(a->notice),
-			         "the shown window left the history; showing "
-			         "the oldest kept");
+			snprintf(
+			    a->notice, sizeof(a->notice),
+			    "the shown window left the history; showing the oldest kept");
 		}
 	}
 	/* 'o' stays on: the next window in progress shows from its first
@@ -246,9 +246,9 @@ void app_take(struct app *a, const struct worker_msg *msg)
 			               sizeof(a->error));
 			app_set_status(a, true, "%s", a->error);
 		} else if (!a->o.replay) {
-			app_set_status(a, false,
-			               "the source ended; the history "
-			               "stays browsable");
+			app_set_status(
+			    a, false,
+			    "the source ended; the history stays browsable");
 		}
 		events_emit(a->o.events, "state done");
 		return;
@@ -321,15 +321,14 @@ static unsigned save(struct app *a, bool collapsed)
 		app_set_status(
 		    a, true,
 		    app_showing_progress(a)
-		        ? "the window in progress cannot be saved; o "
-		          "goes back"
+		        ? "the window in progress cannot be saved; o goes back"
 		        : "no window to save yet");
 		return APP_REDRAW;
 	}
 	if (w->empty) {
 		app_set_status(a, true,
-		               "window %" PRIu64 " has no task data: "
-		               "nothing to save",
+		               "window %" PRIu64
+		               " has no task data: nothing to save",
 		               w->seq);
 		return APP_REDRAW;
 	}
@@ -464,9 +463,7 @@ unsigned app_do(struct app *a, enum action act)
 		if (a->in_progress && !a->have_progress)
 			app_set_status(
 			    a, false,
-			    "the window in progress shows at its first "
-			    "partial figures (every -r period, where the "
-			    "source reports them)");
+			    "the window in progress shows at its first partial figures (every -r period, where the source reports them)");
 		refresh_view(a);
 		return APP_REDRAW;
 	case ACTION_SAVE_PPROF:

@@ -69,8 +69,7 @@ static unsigned tree_key(struct app *a, enum action act)
 {
 	if (a->body != APP_BODY_TREE) {
 		app_set_status(a, false,
-		               "+ - * expand and collapse in the "
-		               "tree (t)");
+		               "+ - * expand and collapse in the tree (t)");
 		return APP_REDRAW;
 	}
 	if (act == ACTION_TREE_COLLAPSE)
@@ -96,8 +95,8 @@ static unsigned mark(struct app *a)
 	}
 	a->mark_seq = w->seq;
 	app_set_status(a, false,
-	               "window %" PRIu64 " marked: = compares the shown "
-	               "window with it",
+	               "window %" PRIu64
+	               " marked: = compares the shown window with it",
 	               w->seq);
 	return APP_REDRAW;
 }

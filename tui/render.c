@@ -640,8 +640,7 @@ enum status render_screen(const struct render_in *in, struct screen *s)
 	} else if (!in->w) {
 		body_text(s, top, end,
 		          in->message ? in->message
-		                      : "waiting for the first "
-		                        "window...",
+		                      : "waiting for the first window...",
 		          in->state_bad ? EL_ERROR : EL_DIM, in->flags);
 	} else if (in->w->empty) {
 		body_text(s, top, end, in->message ? in->message : "no data",

@@ -164,13 +164,12 @@ static void titles(const struct compare_in *in, const struct render_in *rin,
 	if (in->why || !c->built)
 		snprintf(head, sizeof(head), " COMPARE%sEsc back", d);
 	else
-		snprintf(head, sizeof(head),
-		         " COMPARE %s%swindow %llu against %s window %llu%s"
-		         "m marks, Esc back",
-		         metric_name(c->metric), d,
-		         (unsigned long long)c->cur->seq,
-		         in->marked ? "the marked" : "the previous",
-		         (unsigned long long)c->base->seq, d);
+		snprintf(
+		    head, sizeof(head),
+		    " COMPARE %s%swindow %llu against %s window %llu%sm marks, Esc back",
+		    metric_name(c->metric), d, (unsigned long long)c->cur->seq,
+		    in->marked ? "the marked" : "the previous",
+		    (unsigned long long)c->base->seq, d);
 	line_puts(t, EL_TITLE, head, line_room(s, t), rin->flags);
 	line_pad(t, EL_TITLE, s->cols);
 }

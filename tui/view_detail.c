@@ -302,9 +302,9 @@ enum status detail_draw(const void *ctx, const struct render_in *rin,
 	line_pad(t, EL_TITLE, s->cols);
 	if (r == SIZE_MAX) {
 		o.skip = 0;
-		text_line(&o, EL_DIM,
-		          "this stack is not in the shown window; Esc goes "
-		          "back to the table");
+		text_line(
+		    &o, EL_DIM,
+		    "this stack is not in the shown window; Esc goes back to the table");
 		return STATUS_OK;
 	}
 	buf_init(&tmp);

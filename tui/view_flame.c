@@ -231,8 +231,7 @@ static void head(const struct flame_in *in, const struct render_in *rin,
 	              in->w->total.v[in->metric]);
 	line_reset(l, EL_TITLE);
 	snprintf(h, sizeof(h),
-	         " FLAME %s%szoom %s%sEnter in, Esc out, "
-	         "arrows select%s",
+	         " FLAME %s%szoom %s%sEnter in, Esc out, arrows select%s",
 	         metric_name(in->metric), d, zp, d, d);
 	line_puts(l, EL_TITLE, h, line_room(s, l), rin->flags);
 	human_metric(v, sizeof(v), in->metric, n->m.v[in->metric]);

@@ -362,8 +362,7 @@ static void titles(const struct render_in *rin, const struct tree *t,
 
 	line_reset(l, EL_TITLE);
 	snprintf(h, sizeof(h),
-	         " TREE %s%s+ %s expand, - %s collapse, * all below, Esc "
-	         "back",
+	         " TREE %s%s+ %s expand, - %s collapse, * all below, Esc back",
 	         metric_name(t->metric), glyph(GLYPH_SEP, rin->flags),
 	         glyph(GLYPH_ARROW_RIGHT, rin->flags),
 	         glyph(GLYPH_ARROW_LEFT, rin->flags));
