@@ -150,6 +150,15 @@ START_TEST(views_detail_golden_and_keys)
 	ck_assert_ptr_null(strstr(out.data, "Spawn stack, root first"));
 	app_key(&a, KC_HOME);
 	ck_assert_uint_eq(a.body_top, 0);
+	/* the wheel scrolls the detail; a click selects no hidden row */
+	ck_assert_uint_eq(app_mouse(&a, 0, 10, 1), APP_REDRAW);
+	ck_assert_uint_eq(a.body_top, 3);
+	{
+		size_t sel = a.v.sel;
+		ck_assert_uint_eq(app_mouse(&a, 5, 8, 0), 0);
+		ck_assert_uint_eq(a.v.sel, sel);
+	}
+	app_key(&a, KC_HOME);
 	/* Esc back to the table, the selection kept; d toggles */
 	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
 	ck_assert_int_eq(a.body, APP_BODY_TABLE);

@@ -600,6 +600,14 @@ unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel)
 	struct view *v = app_view(a);
 	struct layout lay;
 
+	/* a view's lines are not the table's rows: the wheel moves in the
+	 * view, a click does nothing */
+	if (a->body != APP_BODY_TABLE) {
+		for (int i = 0; i < 3 && wheel; i++)
+			(void)app_view_move(
+			    a, wheel < 0 ? ACTION_UP : ACTION_DOWN, 1);
+		return wheel ? APP_REDRAW : 0;
+	}
 	if (wheel) {
 		view_move(v, wheel * 3);
 		return APP_REDRAW;
