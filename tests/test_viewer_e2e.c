@@ -644,6 +644,88 @@ START_TEST(e2e_tmux_c_locale_ascii_glyphs)
 }
 END_TEST
 
+/* Sends bytes, waits for the action and the drawing after it, captures. */
+static void key_then_screen(struct tmux *t, struct tmux_events *ev,
+                            const char *bytes, const char *action,
+                            struct buf *screen)
+{
+	char want[64];
+
+	tmux_bytes(t, bytes, strlen(bytes));
+	snprintf(want, sizeof(want), "action %s", action);
+	TMUX_WAIT(ev, want, WAIT_MS);
+	TMUX_WAIT(ev, "drawn", WAIT_MS);
+	tmux_capture(t, screen);
+}
+
+/* The views and the htop keys through a real terminal's key sequences:
+ * F3 opens the filter, Enter the detail, = compare, t the tree, f the
+ * flame, and F10 quits. */
+START_TEST(e2e_tmux_views_and_htop_keys)
+{
+	static const struct prow w1[] = { { "idler", 900, 1, 1 },
+		                          { "spinner", 10, 800, 500 } };
+	const char *bin = getenv("ASYNCTOP_BIN");
+	char dir[512], data[640], cmd[4096], line[1024];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+
+	if (!bin || !*bin || access(bin, X_OK)) {
+		tu_skip("e2e_tmux_views", "ASYNCTOP_BIN is not set");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(data, sizeof(data), "%s/data", dir);
+	ck_assert_int_eq(mkdir(data, 0700), 0);
+	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
+	write_profile(line, w1, 1, T0);
+	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
+	write_profile(line, w1, 2, T0 + 5 * SEC);
+	tmux_events_open(&ev, dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec env ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color "
+	         "TZ=UTC '%s' -a replay -e '%s' -d '%s'",
+	         ev.fifo, bin, data, dir);
+	if (!tmux_start(&t, 100, 30, cmd)) {
+		tu_skip("e2e_tmux_views", "tmux is not installed");
+		tmux_events_close(&ev);
+		tu_rmtree(dir);
+		return;
+	}
+	buf_init(&screen);
+	TMUX_WAIT(&ev, "window 2 committed", WAIT_MS);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	key_then_screen(&t, &ev, "\x1bOR", "filter", &screen);
+	ck_assert_msg(strstr(screen.data, "filter: _"), "%s", screen.data);
+	tmux_bytes(&t, "\x1b", 1);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	key_then_screen(&t, &ev, "\r", "detail", &screen);
+	ck_assert_msg(strstr(screen.data, "DETAIL") &&
+	                  strstr(screen.data, "Spawn stack, root first"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "=", "compare", &screen);
+	ck_assert_msg(strstr(screen.data, "COMPARE") &&
+	                  strstr(screen.data, "new   spinner"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "t", "tree", &screen);
+	ck_assert_msg(strstr(screen.data, "TREE") &&
+	                  strstr(screen.data, "app:main"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "f", "flame", &screen);
+	ck_assert_msg(strstr(screen.data, "FLAME") &&
+	                  strstr(screen.data, "all"),
+	              "%s", screen.data);
+	tmux_bytes(&t, "\x1b[21~", 5);
+	TMUX_WAIT(&ev, "action quit", WAIT_MS);
+	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
+	tmux_end(&t);
+	buf_fini(&screen);
+	tmux_events_close(&ev);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(e2e_tmux_embed_example_gets_the_viewer)
 {
 	const char *bin = getenv("ASYNCTOP_BIN");
@@ -723,6 +805,7 @@ Suite *suite_viewer_e2e(void)
 	tcase_add_test(tc, e2e_tmux_replay_weighting_history_save);
 	tcase_add_test(tc, e2e_tmux_embed_example_gets_the_viewer);
 	tcase_add_test(tc, e2e_tmux_c_locale_ascii_glyphs);
+	tcase_add_test(tc, e2e_tmux_views_and_htop_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
