@@ -4,7 +4,8 @@
  * (depth 3; and depth 12 sharing middle frames) and of 10,000; each new
  * window replaces 5% of the stacks.  The baseline is a weighting key
  * (re-sort + render); the filter's keys and window arrivals are also given
- * as ratios to it.  Prints "name value" lines (ms or percent), best of RUNS
+ * as ratios to it; each exploration view's keys (open, weight, back).
+ * Prints "name value" lines (ms or percent), best of RUNS
  * except the filter's very first key, which is timed once.
  *   bench_viewer [RUNS] */
 #include <stdio.h>
@@ -138,6 +139,50 @@ static int arrival(struct app *a, struct screen *scr, struct gen *g,
 	return timed(a, scr, &live, 1, fig);
 }
 
+/* A view's keys at this size (issue 13 aims at 10 ms): open it from the
+ * table, a weighting key inside it, Esc back; each with its render, best
+ * of runs.  Prints viewer_view_NAME_{open,weight,back}_TAG_ms. */
+static int view_keys(struct app *a, struct screen *scr, int runs, int open,
+                     const char *name, const char *tag)
+{
+	static const int esc = KC_ESC;
+	double o = 1e30, w = 1e30, b = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		/* always a change of weighting: the view is built again */
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+
+		if (timed(a, scr, &open, 1, &o) ||
+		    timed(a, scr, &weigh, 1, &w) || timed(a, scr, &esc, 1, &b))
+			return -1;
+	}
+	printf("viewer_view_%s_open_%s_ms %.3f\n", name, tag, o);
+	printf("viewer_view_%s_weight_%s_ms %.3f\n", name, tag, w);
+	printf("viewer_view_%s_back_%s_ms %.3f\n", name, tag, b);
+	return 0;
+}
+
+/* The tree with everything expanded (* on each top frame): every stack
+ * shows, each level sorted; then a weighting key re-sorts them all. */
+static int tree_all(struct app *a, struct screen *scr, int runs,
+                    const char *tag)
+{
+	static const int t = 't', all = '*', esc = KC_ESC;
+	double o = 1e30, w = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+
+		if (keys(a, scr, &t, 1) || timed(a, scr, &all, 1, &o) ||
+		    timed(a, scr, &weigh, 1, &w) || keys(a, scr, &esc, 1))
+			return -1;
+		a->tree.nopen = 0;
+	}
+	printf("viewer_view_tree_expand_all_%s_ms %.3f\n", tag, o);
+	printf("viewer_view_tree_all_weight_%s_ms %.3f\n", tag, w);
+	return 0;
+}
+
 static int bench(size_t stacks, size_t depth, int runs, size_t cols,
                  size_t rows)
 {
@@ -229,6 +274,13 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		f.first = f.first_ever;
 	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
 	         depth == 3 ? "" : "_depth12");
+	(void)app_do(&a, ACTION_BOTTOM);
+	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
+	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
+	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
+	    view_keys(&a, &scr, runs, 'f', "flame", tag) ||
+	    tree_all(&a, &scr, runs, tag))
+		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);
 	printf("viewer_idle_core_share_at_1hz_%s_percent %.4f\n", tag,

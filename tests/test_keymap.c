@@ -93,11 +93,12 @@ START_TEST(keymap_help_and_footer_from_table)
 	const struct footer_item *f = keymap_footer(&n);
 
 	buf_init(&b);
-	ck_assert_int_eq(keymap_keys_text(ACTION_WEIGHT_IDLE, &b), STATUS_OK);
+	ck_assert_int_eq(keymap_keys_text(ACTION_WEIGHT_IDLE, 0, &b),
+	                 STATUS_OK);
 	ck_assert_str_eq(buf_cstr(&b), "1, i");
 	buf_reset(&b);
-	ck_assert_int_eq(keymap_keys_text(ACTION_QUIT, &b), STATUS_OK);
-	ck_assert_str_eq(buf_cstr(&b), "q, Ctrl-C");
+	ck_assert_int_eq(keymap_keys_text(ACTION_QUIT, 0, &b), STATUS_OK);
+	ck_assert_str_eq(buf_cstr(&b), "q, F10, Ctrl-C");
 	buf_fini(&b);
 	ck_assert_uint_ge(n, 8);
 	for (size_t i = 0; i < n; i++) {

@@ -8,6 +8,7 @@
 #include "encode/utf8.h"
 #include "model/model.h"
 #include "tests/util.h"
+#include "tui/glyph.h"
 #include "tui/render.h"
 
 static const char *bar(uint64_t part, uint64_t whole, size_t width,
@@ -224,6 +225,43 @@ START_TEST(render_too_small)
 }
 END_TEST
 
+/* The glyph table: every glyph has an ASCII form that is ASCII and not
+ * '?'; glyph_copy swaps the longest match and never splits a character. */
+START_TEST(render_glyph_table_ascii)
+{
+	char d[64];
+
+	for (int g = 0; g < GLYPH_COUNT; g++) {
+		const char *a = glyph((enum glyph)g, UTF8_ASCII);
+		ck_assert_uint_gt(strlen(a), 0);
+		ck_assert_ptr_null(strchr(a, '?'));
+		for (const char *p = a; *p; p++)
+			ck_assert_uint_lt((unsigned char)*p, 0x80);
+		ck_assert_uint_gt(strlen(glyph((enum glyph)g, 0)), 0);
+	}
+	ck_assert_str_eq(glyph(GLYPH_COUNT, 0), "");
+	ck_assert_str_eq(glyph_text("\xE2\x86\x92", UTF8_ASCII), "Right");
+	ck_assert_str_eq(glyph_text("\xE2\x86\x92", 0), "\xE2\x86\x92");
+	ck_assert_str_eq(glyph_text("q", UTF8_ASCII), "q");
+	glyph_copy(d, sizeof(d),
+	           "a \xC2\xB7 b\xE2\x80\xA6 \xE2\x86\x90\xE2\x86\x92",
+	           UTF8_ASCII);
+	ck_assert_str_eq(d, "a - b... <>");
+	glyph_copy(d, sizeof(d), "a \xC2\xB7 b", 0);
+	ck_assert_str_eq(d, "a \xC2\xB7 b");
+	/* cut whole: never half a character, always terminated */
+	glyph_copy(d, 4, "ab\xE6\x97\xA5", 0);
+	ck_assert_str_eq(d, "ab");
+	glyph_copy(d, 4, "ab\xE2\x80\xA6", UTF8_ASCII);
+	ck_assert_str_eq(d, "ab");
+	glyph_copy(d, 1, "abc", 0);
+	ck_assert_str_eq(d, "");
+	/* invalid bytes pass through (the renderer sanitises them) */
+	glyph_copy(d, sizeof(d), "x\xFF\xC2", UTF8_ASCII);
+	ck_assert_str_eq(d, "x\xFF\xC2");
+}
+END_TEST
+
 Suite *suite_render(void);
 Suite *suite_render(void)
 {
@@ -235,6 +273,7 @@ Suite *suite_render(void)
 	tcase_add_test(tc, render_stack_leaf_first_and_fitted);
 	tcase_add_test(tc, render_wrap_words);
 	tcase_add_test(tc, render_too_small);
+	tcase_add_test(tc, render_glyph_table_ascii);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -557,6 +557,175 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 }
 END_TEST
 
+/* A screen is pure ASCII and has no '?' but the ones named in allowed
+ * (each occurrence of each allowed string holds one). */
+static void assert_ascii_screen(const struct buf *screen,
+                                const char *const *allowed)
+{
+	size_t q = 0, want = 0;
+
+	for (size_t i = 0; i < screen->len; i++) {
+		ck_assert_msg((unsigned char)screen->data[i] < 0x80,
+		              "non-ASCII in the C locale:\n%s", screen->data);
+		q += screen->data[i] == '?';
+	}
+	for (; *allowed; allowed++)
+		for (const char *p = screen->data; (p = strstr(p, *allowed));
+		     p++)
+			want++;
+	ck_assert_msg(q == want, "%zu '?' where %zu were expected:\n%s", q,
+	              want, screen->data);
+}
+
+/* LC_ALL=C on a real terminal: the viewer picks the ASCII glyphs once, so
+ * the header's separators, the sort mark, the bars, the footer's arrows
+ * and the help's key names are all ASCII, never '?'. */
+START_TEST(e2e_tmux_c_locale_ascii_glyphs)
+{
+	static const struct prow w1[] = { { "idler", 900, 1, 1 },
+		                          { "spinner", 10, 800, 500 } };
+	static const char *const main_q[] = { "? Help", NULL };
+	static const char *const help_q[] = { "?, F1", "? or Esc", "? Help",
+		                              NULL };
+	const char *bin = getenv("ASYNCTOP_BIN");
+	char dir[512], data[640], cmd[4096], line[1024];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+
+	if (!bin || !*bin || access(bin, X_OK)) {
+		tu_skip("e2e_tmux_c_locale", "ASYNCTOP_BIN is not set");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(data, sizeof(data), "%s/data", dir);
+	ck_assert_int_eq(mkdir(data, 0700), 0);
+	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
+	write_profile(line, w1, 2, T0);
+	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
+	write_profile(line, w1, 2, T0 + 5 * SEC);
+	tmux_events_open(&ev, dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec env -u LANGUAGE LC_ALL=C LANG=C "
+	         "ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color TZ=UTC "
+	         "'%s' -a replay -e '%s' -d '%s'",
+	         ev.fifo, bin, data, dir);
+	if (!tmux_start(&t, 100, 30, cmd)) {
+		tu_skip("e2e_tmux_c_locale", "tmux is not installed");
+		tmux_events_close(&ev);
+		tu_rmtree(dir);
+		return;
+	}
+	buf_init(&screen);
+	TMUX_WAIT(&ev, "window 2 committed", WAIT_MS);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	tmux_capture(&t, &screen);
+	ck_assert_msg(
+	    strstr(screen.data, " - REPLAY") && strstr(screen.data, "IDLEv") &&
+	        strstr(screen.data, "STACK (leaf < root)") &&
+	        strstr(screen.data, "###") && strstr(screen.data, "<> Cycle"),
+	    "%s", screen.data);
+	assert_ascii_screen(&screen, main_q);
+	tmux_keys(&t, "?");
+	TMUX_WAIT(&ev, "action help", WAIT_MS);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	tmux_capture(&t, &screen);
+	ck_assert_msg(strstr(screen.data, "Right, >") &&
+	                  strstr(screen.data, "Up, k") &&
+	                  strstr(screen.data, "(more: Down or PgDn"),
+	              "%s", screen.data);
+	assert_ascii_screen(&screen, help_q);
+	tmux_keys(&t, "q");
+	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
+	tmux_end(&t);
+	buf_fini(&screen);
+	tmux_events_close(&ev);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* Sends bytes, waits for the action and the drawing after it, captures. */
+static void key_then_screen(struct tmux *t, struct tmux_events *ev,
+                            const char *bytes, const char *action,
+                            struct buf *screen)
+{
+	char want[64];
+
+	tmux_bytes(t, bytes, strlen(bytes));
+	snprintf(want, sizeof(want), "action %s", action);
+	TMUX_WAIT(ev, want, WAIT_MS);
+	TMUX_WAIT(ev, "drawn", WAIT_MS);
+	tmux_capture(t, screen);
+}
+
+/* The views and the htop keys through a real terminal's key sequences:
+ * F3 opens the filter, Enter the detail, = compare, t the tree, f the
+ * flame, and F10 quits. */
+START_TEST(e2e_tmux_views_and_htop_keys)
+{
+	static const struct prow w1[] = { { "idler", 900, 1, 1 },
+		                          { "spinner", 10, 800, 500 } };
+	const char *bin = getenv("ASYNCTOP_BIN");
+	char dir[512], data[640], cmd[4096], line[1024];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+
+	if (!bin || !*bin || access(bin, X_OK)) {
+		tu_skip("e2e_tmux_views", "ASYNCTOP_BIN is not set");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(data, sizeof(data), "%s/data", dir);
+	ck_assert_int_eq(mkdir(data, 0700), 0);
+	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
+	write_profile(line, w1, 1, T0);
+	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
+	write_profile(line, w1, 2, T0 + 5 * SEC);
+	tmux_events_open(&ev, dir);
+	snprintf(cmd, sizeof(cmd),
+	         "exec env ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color "
+	         "TZ=UTC '%s' -a replay -e '%s' -d '%s'",
+	         ev.fifo, bin, data, dir);
+	if (!tmux_start(&t, 100, 30, cmd)) {
+		tu_skip("e2e_tmux_views", "tmux is not installed");
+		tmux_events_close(&ev);
+		tu_rmtree(dir);
+		return;
+	}
+	buf_init(&screen);
+	TMUX_WAIT(&ev, "window 2 committed", WAIT_MS);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	key_then_screen(&t, &ev, "\x1bOR", "filter", &screen);
+	ck_assert_msg(strstr(screen.data, "filter: _"), "%s", screen.data);
+	tmux_bytes(&t, "\x1b", 1);
+	TMUX_WAIT(&ev, "drawn", WAIT_MS);
+	key_then_screen(&t, &ev, "\r", "detail", &screen);
+	ck_assert_msg(strstr(screen.data, "DETAIL") &&
+	                  strstr(screen.data, "Spawn stack, root first"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "=", "compare", &screen);
+	ck_assert_msg(strstr(screen.data, "COMPARE") &&
+	                  strstr(screen.data, "new   spinner"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "t", "tree", &screen);
+	ck_assert_msg(strstr(screen.data, "TREE") &&
+	                  strstr(screen.data, "app:main"),
+	              "%s", screen.data);
+	key_then_screen(&t, &ev, "f", "flame", &screen);
+	ck_assert_msg(strstr(screen.data, "FLAME") &&
+	                  strstr(screen.data, "all"),
+	              "%s", screen.data);
+	tmux_bytes(&t, "\x1b[21~", 5);
+	TMUX_WAIT(&ev, "action quit", WAIT_MS);
+	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
+	tmux_end(&t);
+	buf_fini(&screen);
+	tmux_events_close(&ev);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(e2e_tmux_embed_example_gets_the_viewer)
 {
 	const char *bin = getenv("ASYNCTOP_BIN");
@@ -635,6 +804,8 @@ Suite *suite_viewer_e2e(void)
 	tcase_add_test(tc, e2e_no_color_and_resize);
 	tcase_add_test(tc, e2e_tmux_replay_weighting_history_save);
 	tcase_add_test(tc, e2e_tmux_embed_example_gets_the_viewer);
+	tcase_add_test(tc, e2e_tmux_c_locale_ascii_glyphs);
+	tcase_add_test(tc, e2e_tmux_views_and_htop_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,25 +16,18 @@
 #include "encode/save.h"
 #include "encode/utf8.h"
 #include "model/model.h"
+#include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
+#include "tui/saver.h"
 #include "tui/screen_dump.h"
 
-#define T0   ((int64_t)1700000000 * 1000000000) /* 2023-11-14T22:13:20Z */
-#define SEC  ((int64_t)1000000000)
 #define FFFD "\xEF\xBF\xBD"
 #define HOSTILE_SHOWN                                                     \
 	"evil" FFFD "]0;pwned" FFFD FFFD "[2J" FFFD "31m" FFFD FFFD "nex" \
 	"t" FFFD
 
-struct row {
-	const char *frames[4]; /* root first */
-	const char *task;
-	uint64_t v[METRIC_COUNT];
-	uint64_t tasks;
-};
-
-static const struct row win1[] = {
+static const struct su_row win1[] = {
 	{ { "app:main:88", "pool:worker:42" },
 	  "worker",
 	  { 250200000000u, 12100000, 3400000, 50, 50 },
@@ -69,7 +62,7 @@ static const struct row win1[] = {
 	  1 },
 };
 
-static const struct row win2[] = {
+static const struct su_row win2[] = {
 	{ { "app:main:88", "pool:worker:42" },
 	  "worker",
 	  { 240000000000u, 9000000, 2000000, 40, 41 },
@@ -84,97 +77,6 @@ static const struct row win2[] = {
 	  { 800000000, 1000000, 10000, 4, 4 },
 	  3 },
 };
-
-static void commit_rows(struct app *a, const struct row *rows, size_t n,
-                        int64_t start)
-{
-	struct sample s[16];
-	struct strview f[16][4];
-	struct window_meta meta;
-	enum status st;
-
-	ck_assert_uint_le(n, 16);
-	for (size_t i = 0; i < n; i++) {
-		size_t d = 0;
-		while (d < 4 && rows[i].frames[d]) {
-			f[i][d] = sv_c(rows[i].frames[d]);
-			d++;
-		}
-		memset(&s[i], 0, sizeof(s[i]));
-		s[i].frames = f[i];
-		s[i].depth = d;
-		s[i].task = sv_c(rows[i].task);
-		memcpy(s[i].m.v, rows[i].v, sizeof(s[i].m.v));
-		s[i].tasks = rows[i].tasks;
-	}
-	memset(&meta, 0, sizeof(meta));
-	meta.time_nanos = start;
-	meta.duration_nanos = 5 * SEC;
-	meta.requested_nanos = 5 * SEC;
-	st = app_commit(a, s, n, &meta);
-	ck_assert(st == STATUS_OK || st == STATUS_EMPTY_WINDOW);
-}
-
-static void make_app(struct app *a)
-{
-	struct app_opts o;
-
-	setenv("TZ", "UTC", 1);
-	tzset();
-	memset(&o, 0, sizeof(o));
-	o.prog = "asynctop";
-	o.adapter = "toyexec";
-	o.endpoint = "sim://golden";
-	o.window_ns = 5 * SEC;
-	o.refresh_ns = SEC;
-	o.metric = METRIC_IDLE;
-	o.save_dir = ".";
-	o.history = 120;
-	o.events = -1;
-	ck_assert_int_eq(app_init(a, &o), STATUS_OK);
-	app_set_now(a, 1000 * SEC);
-}
-
-/* Renders a at cols x rows and compares with tests/data/screens/name. */
-static void golden(struct app *a, size_t cols, size_t rows, const char *name)
-{
-	const char *data = getenv("ASYNCTOP_TESTDATA");
-	const char *update = getenv("ASYNCTOP_UPDATE_GOLDEN");
-	char path[1024];
-	struct buf have, want;
-
-	app_set_now(a, a->since_ns + (uint64_t)2600 * 1000000);
-	buf_init(&have);
-	buf_init(&want);
-	ck_assert_int_eq(screen_dump(a, cols, rows, &have), STATUS_OK);
-	buf_cstr(&have);
-	/* nothing raw: valid UTF-8, no control character but newlines */
-	ck_assert(utf8_valid(buf_view(&have)));
-	for (size_t i = 0; i < have.len; i++)
-		ck_assert_msg((unsigned char)have.data[i] >= 0x20 ||
-		                  have.data[i] == '\n',
-		              "%s: control byte 0x%02x", name,
-		              (unsigned char)have.data[i]);
-	ck_assert_ptr_null(strstr(have.data, "\xC2\x9B"));
-	if (!data || !*data) {
-		tu_skip(name, "ASYNCTOP_TESTDATA is not set (run via make)");
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/screens/%s.screen", data, name);
-	if (update && *update)
-		ck_assert_int_eq(tu_write_file(path, have.data, have.len),
-		                 STATUS_OK);
-	ck_assert_msg(tu_read_file(path, &want) == STATUS_OK, "%s missing",
-	              path);
-	buf_cstr(&want);
-	ck_assert_msg(want.len == have.len &&
-	                  !memcmp(want.data, have.data, have.len),
-	              "%s differs; got:\n%s\nwanted:\n%s", name, have.data,
-	              want.data ? want.data : "");
-out:
-	buf_fini(&have);
-	buf_fini(&want);
-}
 
 /* The leaf of the first body row of a's screen (the text after SHARE). */
 static void first_row(struct app *a, char *dst, size_t size)
@@ -202,20 +104,20 @@ START_TEST(screens_live_and_weighting)
 	struct app a;
 	char r[128];
 
-	make_app(&a);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
 	first_row(&a, r, sizeof(r));
 	ck_assert_str_eq(r, "pool:worker:42");
 	app_do(&a, ACTION_DOWN);
-	golden(&a, 80, 24, "live_80x24");
-	golden(&a, 50, 16, "live_50x16");
-	golden(&a, 120, 30, "live_120x30");
+	su_golden(&a, 80, 24, "live_80x24");
+	su_golden(&a, 50, 16, "live_50x16");
+	su_golden(&a, 120, 30, "live_120x30");
 	/* busy: the spinner leads; the selection stays on its stack */
 	ck_assert_uint_eq(app_key(&a, 'b'), APP_REDRAW);
 	first_row(&a, r, sizeof(r));
 	ck_assert_str_eq(r, "app:spin:12");
 	ck_assert_uint_eq(a.v.sel, 4);
-	golden(&a, 80, 24, "busy_80x24");
+	su_golden(&a, 80, 24, "busy_80x24");
 	app_key(&a, 'p');
 	first_row(&a, r, sizeof(r));
 	ck_assert_str_eq(r, "app:spin:12");
@@ -280,15 +182,15 @@ START_TEST(screens_history_pause_and_eviction)
 	struct app a;
 	char line[512];
 
-	make_app(&a);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
 	ck_assert_uint_eq(app_shown(&a)->seq, 2);
 	app_key(&a, '[');
 	ck_assert_int_eq(a.mode, APP_HISTORY);
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
-	golden(&a, 80, 24, "history_80x24");
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
+	su_golden(&a, 80, 24, "history_80x24");
 	app_key(&a, '[');
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
 	ck_assert_str_eq(a.status, "this is the oldest kept window");
@@ -299,9 +201,9 @@ START_TEST(screens_history_pause_and_eviction)
 	ck_assert_uint_eq(app_shown(&a)->seq, 3);
 	app_key(&a, ' ');
 	ck_assert_int_eq(a.mode, APP_PAUSED);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0 + 15 * SEC);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0 + 15 * SEC);
 	ck_assert_uint_eq(app_shown(&a)->seq, 3);
-	golden(&a, 80, 24, "paused_80x24");
+	su_golden(&a, 80, 24, "paused_80x24");
 	app_key(&a, ' ');
 	ck_assert_int_eq(a.mode, APP_LIVE);
 	ck_assert_uint_eq(app_shown(&a)->seq, 4);
@@ -313,7 +215,7 @@ START_TEST(screens_history_pause_and_eviction)
 	ck_assert_uint_eq(app_shown(&a)->seq, 4);
 	first_line(&a, line, sizeof(line));
 	ck_assert_ptr_nonnull(strstr(line, "LIVE \xC2\xB7 o: waiting"));
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 20 * SEC);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 20 * SEC);
 	ck_assert(a.in_progress);
 	ck_assert_uint_eq(app_shown(&a)->seq, 5);
 	app_key(&a, '[');
@@ -330,16 +232,16 @@ START_TEST(screens_eviction_moves_to_oldest)
 	struct app a;
 	struct app_opts o;
 
-	make_app(&a);
+	su_app(&a);
 	o = a.o;
 	app_fini(&a);
 	o.history = 2;
 	ck_assert_int_eq(app_init(&a, &o), STATUS_OK);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
 	app_key(&a, '[');
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
 	ck_assert_uint_eq(app_shown(&a)->seq, 2);
 	ck_assert_ptr_nonnull(strstr(a.notice, "left the history"));
 	app_fini(&a);
@@ -350,25 +252,25 @@ START_TEST(screens_empty_help_filter)
 {
 	struct app a;
 
-	make_app(&a);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
-	commit_rows(&a, NULL, 0, T0 + 5 * SEC);
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	su_commit(&a, NULL, 0, T0 + 5 * SEC);
 	ck_assert(app_shown(&a)->empty);
-	golden(&a, 80, 24, "empty_80x24");
+	su_golden(&a, 80, 24, "empty_80x24");
 	app_key(&a, '[');
 	app_key(&a, '?');
-	golden(&a, 80, 24, "help_80x24");
+	su_golden(&a, 80, 24, "help_80x24");
 	app_key(&a, '?');
 	app_key(&a, '/');
 	ck_assert(a.editing);
 	app_key(&a, 'W');
 	app_key(&a, 'o');
 	app_key(&a, 'r');
-	golden(&a, 80, 24, "filter_typing_80x24");
+	su_golden(&a, 80, 24, "filter_typing_80x24");
 	app_key(&a, KC_ENTER);
 	ck_assert(!a.editing);
 	ck_assert_uint_eq(a.v.order.n, 1);
-	golden(&a, 80, 24, "filter_80x24");
+	su_golden(&a, 80, 24, "filter_80x24");
 	app_key(&a, KC_ESC);
 	ck_assert_uint_eq(a.v.order.n, ARRAY_SIZE(win1));
 	app_fini(&a);
@@ -380,13 +282,13 @@ START_TEST(screens_unreachable_and_states)
 	struct app a;
 	struct worker_msg msg;
 
-	make_app(&a);
+	su_app(&a);
 	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
 	memset(&msg, 0, sizeof(msg));
 	msg.kind = WORKER_STATE;
 	msg.state = SOURCE_RETRYING;
 	msg.retry_in_ns = 5 * SEC;
-	/* told 0.1 s into the window; golden() renders at 2.6 s: 2.5 s are
+	/* told 0.1 s into the window; su_golden() renders at 2.6 s: 2.5 s are
 	 * left, shown as 3 s */
 	app_set_now(&a, a.since_ns + SEC / 10);
 	app_take(&a, &msg);
@@ -404,13 +306,13 @@ START_TEST(screens_unreachable_and_states)
 	snprintf(msg.err.remediation, sizeof(msg.err.remediation),
 	         "start the service with TOY_PROFILING=1");
 	app_take(&a, &msg);
-	golden(&a, 80, 24, "unreachable_80x24");
+	su_golden(&a, 80, 24, "unreachable_80x24");
 	/* a window makes it connected again */
-	commit_rows(&a, win2, ARRAY_SIZE(win2), T0);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0);
 	ck_assert(a.have_state);
 	ck_assert_int_eq(a.state, SOURCE_CONNECTED);
 	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
-	golden(&a, 80, 24, "connected_80x24");
+	su_golden(&a, 80, 24, "connected_80x24");
 	app_fini(&a);
 }
 END_TEST
@@ -420,8 +322,8 @@ START_TEST(screens_save_names)
 	struct app a;
 	char p[512];
 
-	make_app(&a);
-	commit_rows(&a, win1, ARRAY_SIZE(win1), T0);
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
 	ck_assert_int_eq(
 	    app_save_path(p, sizeof(p), "/d", "toyexec", app_shown(&a), -1),
 	    STATUS_OK);
@@ -442,16 +344,183 @@ START_TEST(screens_save_names)
 }
 END_TEST
 
+static void ascii_check_sizes(struct app *a, const char *what)
+{
+	su_ascii_check(a, 80, 24, what);
+	su_ascii_check(a, 50, 16, what);
+	su_ascii_check(a, 160, 45, what);
+}
+
+/* Every screen in the C locale: live (both sort arrows), paused with new
+ * windows, history, help (both pages), filter prompt and filter, empty,
+ * 'o' waiting, unreachable and retrying, a status with an ellipsis, and
+ * the title's separators. */
+START_TEST(screens_c_locale_every_glyph_ascii)
+{
+	struct app a;
+	struct worker_msg msg;
+
+	su_app(&a);
+	ascii_check_sizes(&a, "waiting");
+	su_commit(&a, win1, 4, T0);
+	ascii_check_sizes(&a, "live");
+	app_key(&a, 'I');
+	ascii_check_sizes(&a, "inverted");
+	app_key(&a, ' ');
+	su_commit(&a, win1, 4, T0 + 5 * SEC);
+	ascii_check_sizes(&a, "paused, 1 new");
+	app_key(&a, '[');
+	ascii_check_sizes(&a, "history");
+	app_key(&a, '?');
+	ascii_check_sizes(&a, "help");
+	app_key(&a, KC_PGDN);
+	ascii_check_sizes(&a, "help, scrolled");
+	app_key(&a, '?');
+	app_key(&a, '/');
+	app_key(&a, 'w');
+	ascii_check_sizes(&a, "filter prompt");
+	app_key(&a, KC_ENTER);
+	ascii_check_sizes(&a, "filter");
+	app_key(&a, KC_ESC);
+	app_key(&a, 'L');
+	app_key(&a, 'o');
+	ascii_check_sizes(&a, "o waiting");
+	app_set_status(&a, false, "saving\xE2\x80\xA6 ./x.pb.gz");
+	ascii_check_sizes(&a, "saving");
+	su_commit(&a, NULL, 0, T0 + 10 * SEC);
+	ascii_check_sizes(&a, "empty");
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = WORKER_STATE;
+	msg.state = SOURCE_RETRYING;
+	msg.retry_in_ns = 5 * SEC;
+	app_take(&a, &msg);
+	msg.kind = WORKER_ERROR;
+	msg.err.st = STATUS_UNREACHABLE;
+	app_take(&a, &msg);
+	ascii_check_sizes(&a, "unreachable");
+	a.flags = UTF8_ASCII;
+	su_golden(&a, 80, 24, "unreachable_ascii_80x24");
+	app_fini(&a);
+}
+END_TEST
+
+/* The footer keeps "? Help" and "q Quit" at every width, the others going
+ * first; replay offers no Live or Pause; one name per idea. */
+START_TEST(screens_footer_keeps_help_and_quit)
+{
+	struct app a;
+	struct buf out;
+
+	buf_init(&out);
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	for (size_t cols = RENDER_MIN_COLS; cols <= 200; cols++) {
+		const char *last;
+
+		buf_reset(&out);
+		ck_assert_int_eq(screen_dump(&a, cols, 24, &out), STATUS_OK);
+		buf_cstr(&out);
+		out.data[out.len - 1] = '\0';
+		last = strrchr(out.data, '\n') + 1;
+		ck_assert_msg(!strncmp(last, "? Help", 6), "%zu: %s", cols,
+		              last);
+		ck_assert_msg(strstr(last, "q Quit"), "%zu: %s", cols, last);
+		ck_assert_ptr_null(strstr(last, "Find"));
+		ck_assert_ptr_null(strstr(last, "Folded"));
+		if (cols >= 80)
+			ck_assert_msg(strstr(last, "/ Filter"), "%s", last);
+		if (cols >= 120)
+			ck_assert_msg(strstr(last, "C Collapsed"), "%s", last);
+	}
+	a.o.replay = true;
+	buf_reset(&out);
+	ck_assert_int_eq(screen_dump(&a, 200, 24, &out), STATUS_OK);
+	buf_cstr(&out);
+	ck_assert_ptr_nonnull(strstr(out.data, "? Help"));
+	ck_assert_ptr_null(strstr(out.data, "L Live"));
+	ck_assert_ptr_null(strstr(out.data, "Space Pause"));
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
+/* ] onto the newest window is live again (and on from a pause). */
+START_TEST(screens_forward_onto_newest_is_live)
+{
+	struct app a;
+
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
+	app_key(&a, '[');
+	ck_assert_int_eq(a.mode, APP_HISTORY);
+	ck_assert_uint_eq(app_key(&a, ']'), APP_REDRAW);
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0 + 10 * SEC);
+	ck_assert_uint_eq(app_shown(&a)->seq, 3);
+	app_key(&a, ' ');
+	ck_assert_int_eq(a.mode, APP_PAUSED);
+	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 15 * SEC);
+	app_key(&a, ']');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	ck_assert_uint_eq(app_shown(&a)->seq, 4);
+	app_key(&a, ']');
+	ck_assert_int_eq(a.mode, APP_LIVE);
+	/* F10 quits and F3 filters, as in htop */
+	ck_assert_uint_eq(app_key(&a, KC_F10), APP_QUIT);
+	app_key(&a, KC_F3);
+	ck_assert(a.editing);
+	app_fini(&a);
+}
+END_TEST
+
+/* "saved PATH" clears APP_BRIEF_NS later (injected clock), and the loop is
+ * told when; an error stays. */
+START_TEST(screens_saved_status_clears)
+{
+	struct app a;
+	struct saver_result res;
+	uint64_t t0 = 1000 * (uint64_t)SEC;
+
+	su_app(&a);
+	memset(&res, 0, sizeof(res));
+	snprintf(res.written, sizeof(res.written), "./a.pb.gz");
+	app_set_now(&a, t0);
+	app_saved(&a, &res);
+	ck_assert_str_eq(a.status, "saved ./a.pb.gz");
+	ck_assert_uint_ge(app_next_change(&a), t0 + APP_BRIEF_NS);
+	ck_assert_uint_le(app_next_change(&a), t0 + APP_BRIEF_NS + 1);
+	app_set_now(&a, t0 + APP_BRIEF_NS - 1);
+	ck_assert_str_eq(a.status, "saved ./a.pb.gz");
+	app_set_now(&a, t0 + APP_BRIEF_NS + 1);
+	ck_assert_str_eq(a.status, "");
+	ck_assert_uint_eq(app_next_change(&a), UINT64_MAX);
+	res.st = STATUS_IO;
+	snprintf(res.err, sizeof(res.err), "disk full");
+	app_saved(&a, &res);
+	app_set_now(&a, t0 + 100 * APP_BRIEF_NS);
+	ck_assert_str_eq(a.status, "cannot save: disk full");
+	ck_assert(a.status_error);
+	/* a later status is not cut short by an earlier save's clock */
+	res.st = STATUS_OK;
+	app_saved(&a, &res);
+	app_set_status(&a, false, "this is the oldest kept window");
+	app_set_now(&a, t0 + 200 * APP_BRIEF_NS);
+	ck_assert_str_eq(a.status, "this is the oldest kept window");
+	app_fini(&a);
+}
+END_TEST
+
 /* Writes window rows as a pprof file in dir. */
 static void write_profile(const char *dir, const char *name,
-                          const struct row *rows, size_t n, int64_t start)
+                          const struct su_row *rows, size_t n, int64_t start)
 {
 	struct app a;
 	struct buf enc;
 	char path[1024], err[256];
 
-	make_app(&a);
-	commit_rows(&a, rows, n, start);
+	su_app(&a);
+	su_commit(&a, rows, n, start);
 	buf_init(&enc);
 	ck_assert_int_eq(pprof_encode(a.m, app_shown(&a), NULL, &enc),
 	                 STATUS_OK);
@@ -584,6 +653,10 @@ Suite *suite_viewer_screens(void)
 	tcase_add_test(tc, screens_empty_help_filter);
 	tcase_add_test(tc, screens_unreachable_and_states);
 	tcase_add_test(tc, screens_save_names);
+	tcase_add_test(tc, screens_c_locale_every_glyph_ascii);
+	tcase_add_test(tc, screens_footer_keeps_help_and_quit);
+	tcase_add_test(tc, screens_forward_onto_newest_is_live);
+	tcase_add_test(tc, screens_saved_status_clears);
 	tcase_add_test(tc, screens_replay_dump_binary);
 	tcase_add_test(tc, screens_dump_ends_at_first_failure);
 	suite_add_tcase(s, tc);

@@ -29,6 +29,9 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	buf_init(&a->enc);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
+	compare_init(&a->cmp);
+	tree_init(&a->tree);
+	flame_init(&a->flame);
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -54,46 +57,40 @@ void app_fini(struct app *a)
 {
 	view_fini(&a->v);
 	view_fini(&a->pv);
+	compare_fini(&a->cmp);
+	tree_fini(&a->tree);
+	flame_fini(&a->flame);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
 	a->m = a->pm = NULL;
 }
 
-void app_set_now(struct app *a, uint64_t now_ns)
-{
-	a->now_ns = now_ns;
-}
-
-/* 'o' is on and the window in progress has figures to show. */
-static bool showing_progress(const struct app *a)
+bool app_showing_progress(const struct app *a)
 {
 	return a->in_progress && a->have_progress;
 }
 
 const struct window *app_shown(const struct app *a)
 {
-	if (showing_progress(a))
+	if (app_showing_progress(a))
 		return model_latest(a->pm);
 	if (a->mode == APP_LIVE)
 		return model_latest(a->m);
 	return model_window_seq(a->m, a->shown);
 }
 
-static struct view *cur_view(struct app *a)
+struct view *app_view(struct app *a)
 {
-	return showing_progress(a) ? &a->pv : &a->v;
+	return app_showing_progress(a) ? &a->pv : &a->v;
 }
 
-static const struct model *cur_model(const struct app *a)
+const struct model *app_model(const struct app *a)
 {
-	return showing_progress(a) ? a->pm : a->m;
+	return app_showing_progress(a) ? a->pm : a->m;
 }
 
-static void set_status(struct app *a, bool error, const char *fmt, ...)
-    PRINTF(3, 4);
-
-static void set_status(struct app *a, bool error, const char *fmt, ...)
+void app_set_status(struct app *a, bool error, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -101,11 +98,11 @@ static void set_status(struct app *a, bool error, const char *fmt, ...)
 	vsnprintf(a->status, sizeof(a->status), fmt, ap);
 	va_end(ap);
 	a->status_error = error;
+	a->status_until_ns = 0;
 }
 
-/* adapter_format_error with %g in the C locale (as record does). */
-static void word_error(struct app *a, const struct adapter_error *e,
-                       double seconds, char *dst, size_t size)
+void app_word_error(struct app *a, const struct adapter_error *e,
+                    double seconds, char *dst, size_t size)
 {
 	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	locale_t old = c ? uselocale(c) : (locale_t)0;
@@ -121,10 +118,10 @@ static void word_error(struct app *a, const struct adapter_error *e,
 /* Rebuilds the rows of the shown window (selection kept by stack id). */
 static void refresh_view(struct app *a)
 {
-	struct view *v = cur_view(a);
+	struct view *v = app_view(a);
 
-	if (view_build(v, cur_model(a), app_shown(a)) != STATUS_OK)
-		set_status(a, true, "out of memory sorting the rows");
+	if (view_build(v, app_model(a), app_shown(a)) != STATUS_OK)
+		app_set_status(a, true, "out of memory sorting the rows");
 }
 
 /* After a commit: follow LIVE, count arrivals, handle eviction. */
@@ -146,9 +143,9 @@ static void after_commit(struct app *a, uint64_t index)
 		if (!model_window_seq(a->m, a->shown)) {
 			const struct window *old = model_window(a->m, 0);
 			a->shown = old ? old->seq : 0;
-			snprintf(a->notice, sizeof(a->notice),
-			         "the shown window left the history; showing "
-			         "the oldest kept");
+			snprintf(
+			    a->notice, sizeof(a->notice),
+			    "the shown window left the history; showing the oldest kept");
 		}
 	}
 	/* 'o' stays on: the next window in progress shows from its first
@@ -191,8 +188,8 @@ static void window_in(struct app *a, const struct worker_msg *msg,
 	enum status st = fold_in(a, msg, s, n, meta, a->m);
 
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW) {
-		set_status(a, true, "window %" PRIu64 " lost: %s", index,
-		           status_str(st));
+		app_set_status(a, true, "window %" PRIu64 " lost: %s", index,
+		               status_str(st));
 		return;
 	}
 	after_commit(a, index);
@@ -231,13 +228,13 @@ void app_take(struct app *a, const struct worker_msg *msg)
 		            source_state_str(msg->state));
 		return;
 	case WORKER_ERROR:
-		word_error(a, &msg->err, 0.0, a->error, sizeof(a->error));
+		app_word_error(a, &msg->err, 0.0, a->error, sizeof(a->error));
 		a->error_st = msg->err.st;
 		a->error_bad = msg->err.st == STATUS_UNREACHABLE ||
 		               msg->err.st == STATUS_TIMEOUT;
 		/* without a window the body shows it; else the status line */
 		if (model_latest(a->m))
-			set_status(a, true, "%s", a->error);
+			app_set_status(a, true, "%s", a->error);
 		events_emit(a->o.events, "error %s", a->error);
 		if (!a->o.replay)
 			a->since_ns = a->now_ns;
@@ -245,13 +242,13 @@ void app_take(struct app *a, const struct worker_msg *msg)
 	case WORKER_DONE:
 		a->done = true;
 		if (msg->err.st != STATUS_OK) {
-			word_error(a, &msg->err, 0.0, a->error,
-			           sizeof(a->error));
-			set_status(a, true, "%s", a->error);
+			app_word_error(a, &msg->err, 0.0, a->error,
+			               sizeof(a->error));
+			app_set_status(a, true, "%s", a->error);
 		} else if (!a->o.replay) {
-			set_status(a, false,
-			           "the source ended; the history "
-			           "stays browsable");
+			app_set_status(
+			    a, false,
+			    "the source ended; the history stays browsable");
 		}
 		events_emit(a->o.events, "state done");
 		return;
@@ -264,6 +261,15 @@ static unsigned set_metric(struct app *a, enum metric m)
 {
 	a->v.metric = m;
 	a->pv.metric = m;
+	refresh_view(a);
+	return APP_REDRAW;
+}
+
+static unsigned go_live(struct app *a)
+{
+	a->mode = APP_LIVE;
+	a->arrived = 0;
+	a->notice[0] = '\0';
 	refresh_view(a);
 	return APP_REDRAW;
 }
@@ -284,17 +290,16 @@ static unsigned step(struct app *a, int dir)
 	if (pos == SIZE_MAX)
 		pos = n - 1;
 	if (dir < 0 && pos == 0) {
-		set_status(a, false, "this is the oldest kept window");
+		app_set_status(a, false, "this is the oldest kept window");
 		return APP_REDRAW;
 	}
-	if (dir > 0 && pos + 1 >= n) {
-		if (a->mode != APP_LIVE)
-			set_status(a, false,
-			           "this is the newest window; L "
-			           "goes live");
-		return APP_REDRAW;
-	}
+	/* the newest window is the live one: ] onto it (or on from it,
+	 * paused) follows new windows again */
+	if (dir > 0 && pos + 1 >= n)
+		return a->mode == APP_LIVE ? APP_REDRAW : go_live(a);
 	pos = dir < 0 ? pos - 1 : pos + 1;
+	if (dir > 0 && pos + 1 == n)
+		return go_live(a);
 	if (a->mode == APP_LIVE)
 		a->arrived = 0;
 	a->mode = APP_HISTORY;
@@ -304,46 +309,38 @@ static unsigned step(struct app *a, int dir)
 	return APP_REDRAW;
 }
 
-static unsigned go_live(struct app *a)
-{
-	a->mode = APP_LIVE;
-	a->arrived = 0;
-	a->notice[0] = '\0';
-	refresh_view(a);
-	return APP_REDRAW;
-}
-
 static unsigned save(struct app *a, bool collapsed)
 {
-	const struct window *w = showing_progress(a) ? NULL : app_shown(a);
+	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	char path[4096 + 64];
 	enum status st;
 	char *data;
 	size_t len;
 
 	if (!w) {
-		set_status(a, true,
-		           showing_progress(a)
-		               ? "the window in progress cannot be saved; o "
-		                 "goes back"
-		               : "no window to save yet");
+		app_set_status(
+		    a, true,
+		    app_showing_progress(a)
+		        ? "the window in progress cannot be saved; o goes back"
+		        : "no window to save yet");
 		return APP_REDRAW;
 	}
 	if (w->empty) {
-		set_status(a, true,
-		           "window %" PRIu64 " has no task data: "
-		           "nothing to save",
-		           w->seq);
+		app_set_status(a, true,
+		               "window %" PRIu64
+		               " has no task data: nothing to save",
+		               w->seq);
 		return APP_REDRAW;
 	}
 	if (!a->saver) {
-		set_status(a, true, "saving is not available");
+		app_set_status(a, true, "saving is not available");
 		return APP_REDRAW;
 	}
 	st = app_save_path(path, sizeof(path), a->o.save_dir, a->o.adapter, w,
 	                   collapsed ? (int)a->v.metric : -1);
 	if (st != STATUS_OK) {
-		set_status(a, true, "the save directory's name is too long");
+		app_set_status(a, true,
+		               "the save directory's name is too long");
 		return APP_REDRAW;
 	}
 	buf_reset(&a->enc);
@@ -352,8 +349,8 @@ static unsigned save(struct app *a, bool collapsed)
 	if (st == STATUS_OK)
 		st = buf_status(&a->enc);
 	if (st != STATUS_OK) {
-		set_status(a, true, "cannot encode window %" PRIu64 ": %s",
-		           w->seq, status_str(st));
+		app_set_status(a, true, "cannot encode window %" PRIu64 ": %s",
+		               w->seq, status_str(st));
 		return APP_REDRAW;
 	}
 	data = buf_detach(&a->enc, &len);
@@ -361,22 +358,22 @@ static unsigned save(struct app *a, bool collapsed)
 		data = mem_alloc(1);
 		len = 0;
 		if (!data) {
-			set_status(a, true, "out of memory");
+			app_set_status(a, true, "out of memory");
 			return APP_REDRAW;
 		}
 	}
 	st = saver_submit(a->saver, path, data, len, collapsed ? -1 : 6);
 	if (st != STATUS_OK) {
-		set_status(a, true, "cannot save: %s", status_str(st));
+		app_set_status(a, true, "cannot save: %s", status_str(st));
 		return APP_REDRAW;
 	}
-	set_status(a, false, "saving\xE2\x80\xA6 %s", path);
+	app_set_status(a, false, "saving\xE2\x80\xA6 %s", path);
 	return APP_REDRAW;
 }
 
 unsigned app_do(struct app *a, enum action act)
 {
-	struct view *v = cur_view(a);
+	struct view *v = app_view(a);
 	long page = (long)(v->page > 1 ? v->page - 1 : 1);
 
 	events_emit(a->o.events, "action %s", action_name(act));
@@ -396,6 +393,9 @@ unsigned app_do(struct app *a, enum action act)
 	}
 	if (act != ACTION_HELP && act != ACTION_REDRAW)
 		a->help = false;
+	if (a->body != APP_BODY_TABLE && act >= ACTION_UP &&
+	    act <= ACTION_BOTTOM)
+		return app_view_move(a, act, page);
 	switch (act) {
 	case ACTION_NONE:
 		return 0;
@@ -455,17 +455,15 @@ unsigned app_do(struct app *a, enum action act)
 		return APP_REDRAW;
 	case ACTION_PROGRESS:
 		if (a->o.replay) {
-			set_status(a, false,
-			           "replay has no window in progress");
+			app_set_status(a, false,
+			               "replay has no window in progress");
 			return APP_REDRAW;
 		}
 		a->in_progress = !a->in_progress;
 		if (a->in_progress && !a->have_progress)
-			set_status(
+			app_set_status(
 			    a, false,
-			    "the window in progress shows at its first "
-			    "partial figures (every -r period, where the "
-			    "source reports them)");
+			    "the window in progress shows at its first partial figures (every -r period, where the source reports them)");
 		refresh_view(a);
 		return APP_REDRAW;
 	case ACTION_SAVE_PPROF:
@@ -475,6 +473,15 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_FILTER:
 		a->editing = true;
 		return APP_REDRAW;
+	case ACTION_DETAIL:
+	case ACTION_COMPARE:
+	case ACTION_MARK:
+	case ACTION_TREE:
+	case ACTION_TREE_EXPAND:
+	case ACTION_TREE_COLLAPSE:
+	case ACTION_TREE_EXPAND_ALL:
+	case ACTION_FLAME:
+		return app_view_action(a, act);
 	case ACTION_HELP:
 		a->help = !a->help;
 		a->help_top = 0;
@@ -560,13 +567,21 @@ static unsigned edit_filter(struct app *a, int key)
 
 unsigned app_key(struct app *a, int key)
 {
+	unsigned flags;
+
 	if (key == KC_RESIZE)
 		return APP_REDRAW;
 	if (a->editing)
 		return edit_filter(a, key);
+	if (!a->help && (flags = app_view_key(a, key)))
+		return flags;
 	if (key == KC_ESC) {
 		if (a->help) {
 			a->help = false;
+			return APP_REDRAW;
+		}
+		if (a->body != APP_BODY_TABLE) {
+			a->body = APP_BODY_TABLE;
 			return APP_REDRAW;
 		}
 		if (a->v.filter_len) {
@@ -582,9 +597,17 @@ unsigned app_key(struct app *a, int key)
 
 unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel)
 {
-	struct view *v = cur_view(a);
+	struct view *v = app_view(a);
 	struct layout lay;
 
+	/* a view's lines are not the table's rows: the wheel moves in the
+	 * view, a click does nothing */
+	if (a->body != APP_BODY_TABLE) {
+		for (int i = 0; i < 3 && wheel; i++)
+			(void)app_view_move(
+			    a, wheel < 0 ? ACTION_UP : ACTION_DOWN, 1);
+		return wheel ? APP_REDRAW : 0;
+	}
 	if (wheel) {
 		view_move(v, wheel * 3);
 		return APP_REDRAW;
@@ -613,156 +636,6 @@ unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel)
 		return APP_REDRAW;
 	}
 	return 0;
-}
-
-/* ---- rendering --------------------------------------------------------- */
-
-/* Whole seconds to the next attempt, rounded up (0 once it is due). */
-static uint64_t retry_seconds(const struct app *a)
-{
-	uint64_t left =
-	    a->retry_at_ns > a->now_ns ? a->retry_at_ns - a->now_ns : 0;
-
-	return (left + SEC - 1) / SEC;
-}
-
-uint64_t app_next_change(const struct app *a)
-{
-	uint64_t secs;
-
-	if (a->o.replay || a->done || !a->have_state ||
-	    a->state != SOURCE_RETRYING)
-		return UINT64_MAX;
-	secs = retry_seconds(a);
-	/* the shown number drops when the time left reaches secs - 1 */
-	return secs ? a->retry_at_ns - (secs - 1) * SEC : UINT64_MAX;
-}
-
-static void state_text(const struct app *a, char *dst, size_t size)
-{
-	const char *bad =
-	    a->error_st == STATUS_TIMEOUT ? "not answering" : "unreachable";
-	char st[48];
-
-	if (a->o.replay) {
-		snprintf(dst, size, "REPLAY");
-		return;
-	}
-	if (a->done) {
-		snprintf(dst, size, "source ended");
-		return;
-	}
-	if (!a->have_state)
-		snprintf(st, sizeof(st), "connecting");
-	else if (a->state == SOURCE_RETRYING && retry_seconds(a))
-		snprintf(st, sizeof(st), "retrying in %" PRIu64 " s",
-		         retry_seconds(a));
-	else if (a->state == SOURCE_RETRYING)
-		snprintf(st, sizeof(st), "retrying now");
-	else
-		snprintf(st, sizeof(st), "%s", source_state_str(a->state));
-	/* a failing source says why it retries: "unreachable · retrying in
-	 * 4 s", "unreachable · connecting" */
-	if (a->error_bad && (!a->have_state || a->state != SOURCE_CONNECTED))
-		snprintf(dst, size, "%s · %s", bad, st);
-	else
-		snprintf(dst, size, "%s", st);
-}
-
-enum status app_render(struct app *a, struct screen *s)
-{
-	struct render_in in;
-	char state[96], mode[96], line2[128];
-	const struct window *w = app_shown(a);
-	struct view *v = cur_view(a);
-	size_t n = model_window_count(a->m);
-
-	a->rows = s->rows;
-	a->cols = s->cols;
-	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)
-		view_set_page(v,
-		              s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS);
-	memset(&in, 0, sizeof(in));
-	in.m = cur_model(a);
-	in.w = w;
-	in.v = v;
-	in.title = a->title;
-	state_text(a, state, sizeof(state));
-	in.state = state;
-	in.state_bad = a->error_bad || (a->done && !a->o.replay);
-	in.win_count = n;
-	for (size_t i = 0; w && !showing_progress(a) && i < n; i++)
-		if (model_window(a->m, i)->seq == w->seq)
-			in.win_pos = i + 1;
-	switch (a->mode) {
-	case APP_LIVE:
-		snprintf(mode, sizeof(mode), "%s",
-		         a->o.replay ? "LATEST" : "LIVE");
-		break;
-	case APP_PAUSED:
-		if (a->arrived)
-			snprintf(mode, sizeof(mode),
-			         "PAUSED \xC2\xB7 %" PRIu64 " new", a->arrived);
-		else
-			snprintf(mode, sizeof(mode), "PAUSED");
-		break;
-	case APP_HISTORY:
-		if (a->arrived && !a->o.replay)
-			snprintf(mode, sizeof(mode),
-			         "HISTORY \xC2\xB7 %" PRIu64 " new",
-			         a->arrived);
-		else
-			snprintf(mode, sizeof(mode), "HISTORY");
-		break;
-	}
-	if (a->in_progress && !a->have_progress) {
-		size_t used = strlen(mode);
-
-		/* 'o' is on, and this window has no partial figures yet */
-		snprintf(mode + used, sizeof(mode) - used,
-		         " \xC2\xB7 o: waiting");
-	}
-	in.mode = mode;
-	in.in_progress = showing_progress(a);
-	if (a->o.replay) {
-		snprintf(line2, sizeof(line2), "replay: %zu window%s kept", n,
-		         n == 1 ? "" : "s");
-		in.line2 = line2;
-	} else if (!a->done && a->error_bad &&
-	           (!a->have_state || a->state != SOURCE_CONNECTED)) {
-		/* no window is running while the source is retried */
-		snprintf(line2, sizeof(line2),
-		         "not collecting: waiting for the source");
-		in.line2 = line2;
-	} else if (!a->done) {
-		in.collecting = true;
-		in.window_ns = a->o.window_ns;
-		in.progress_ns =
-		    a->now_ns > a->since_ns ? a->now_ns - a->since_ns : 0;
-	}
-	in.notice = a->notice[0] ? a->notice : NULL;
-	in.status = a->status[0] ? a->status : NULL;
-	in.status_error = a->status_error;
-	if (!w) {
-		in.message = a->error[0] ? a->error
-		             : a->done   ? "the source ended without a window"
-		                         : NULL;
-	} else if (w->empty) {
-		struct adapter_error e;
-		memset(&e, 0, sizeof(e));
-		e.st = STATUS_EMPTY_WINDOW;
-		word_error(a, &e,
-		           w->meta.duration_nanos > 0
-		               ? (double)w->meta.duration_nanos / 1e9
-		               : 0.0,
-		           a->message, sizeof(a->message));
-		in.message = a->message;
-	}
-	in.editing = a->editing;
-	in.help = a->help;
-	in.help_top = a->help_top;
-	in.flags = a->flags;
-	return render_screen(&in, s);
 }
 
 enum status app_save_path(char *dst, size_t size, const char *dir,

@@ -21,8 +21,12 @@
 #include "tui/keymap.h"
 #include "tui/render.h"
 #include "tui/view.h"
+#include "tui/view_compare.h"
+#include "tui/view_flame.h"
+#include "tui/view_tree.h"
 
 struct saver;
+struct saver_result;
 
 /* What the viewer was asked for (copied from struct opts). */
 struct app_opts {
@@ -44,6 +48,15 @@ enum app_mode {
 	APP_LIVE,    /* the newest complete window */
 	APP_PAUSED,  /* frozen on one window; new ones go to history */
 	APP_HISTORY, /* stepping with [ ] */
+};
+
+/* What the body shows: the table, or a view of the shown window. */
+enum app_body {
+	APP_BODY_TABLE,
+	APP_BODY_DETAIL,  /* the row of body_stack */
+	APP_BODY_COMPARE, /* against the marked window, or the one before */
+	APP_BODY_TREE,
+	APP_BODY_FLAME,
 };
 
 /* Reactions of an action, for the loop. */
@@ -69,7 +82,14 @@ struct app {
 	bool have_progress; /* pm holds a window in progress */
 	bool help, editing;
 	size_t help_top; /* first help line shown (the help scrolls) */
-	bool done;       /* the worker ended */
+	enum app_body body;
+	uint32_t body_stack; /* the detail's row */
+	size_t body_top;     /* the view's first line shown (it scrolls) */
+	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
+	struct compare cmp;
+	struct tree tree; /* also what flame lays out */
+	struct flame flame;
+	bool done; /* the worker ended */
 	enum source_state state;
 	bool have_state;
 	uint64_t retry_at_ns; /* monotonic: the next attempt (RETRYING) */
@@ -81,6 +101,7 @@ struct app {
 	enum status error_st; /* of the last source error */
 	char status[4400];
 	bool status_error;
+	uint64_t status_until_ns; /* monotonic: a brief status clears then */
 	char notice[256];
 	char message[2048]; /* body text for the shown empty window */
 	struct buf enc;     /* encoding scratch */
@@ -105,6 +126,15 @@ void app_take(struct app *a, const struct worker_msg *msg);
 enum status app_commit(struct app *a, const struct sample *s, size_t n,
                        const struct window_meta *meta) MUST_CHECK;
 
+/* The views' actions (detail, compare, mark, tree and its expansion) and
+ * up/down/page/top/bottom inside a view (act one of ACTION_UP to
+ * ACTION_BOTTOM); enum app_react flags.  app_views.c. */
+unsigned app_view_action(struct app *a, enum action act);
+unsigned app_view_move(struct app *a, enum action act, long page);
+/* A key the shown view takes before the keymap (the tree's and the
+ * flame's arrows, the flame's Enter and Esc); 0 when it does not. */
+unsigned app_view_key(struct app *a, int key);
+
 /* Maps a key (enum key or code point) to an action, or edits the filter
  * while its prompt is open; returns enum app_react flags. */
 unsigned app_key(struct app *a, int key);
@@ -114,13 +144,35 @@ unsigned app_do(struct app *a, enum action act);
  * +1 down, 0 for a click).  Returns enum app_react flags. */
 unsigned app_mouse(struct app *a, size_t x, size_t y, int wheel);
 
-/* Sets the clock the header's progress uses (monotonic ns). */
+/* Sets the clock the header's progress uses (monotonic ns); a brief
+ * status (app_saved) whose time is up is cleared. */
 void app_set_now(struct app *a, uint64_t now_ns);
 
-/* When the header next changes by itself between refreshes (the "retrying
- * in N s" countdown ticks), in monotonic ns; UINT64_MAX when nothing
- * counts down.  The loop redraws then, so a slow -r still counts each
- * second. */
+/* How long "saved PATH" stays on the status line. */
+#define APP_BRIEF_NS ((uint64_t)5 * 1000000000u)
+
+/* The saver finished a save (res borrowed): "saved PATH" for
+ * APP_BRIEF_NS from now, or the error (which stays). */
+void app_saved(struct app *a, const struct saver_result *res);
+
+/* Sets the status line (printf-style); it stays until replaced. */
+void app_set_status(struct app *a, bool error, const char *fmt, ...)
+    PRINTF(3, 4);
+
+/* adapter_format_error with %g in the C locale (as record does). */
+void app_word_error(struct app *a, const struct adapter_error *e,
+                    double seconds, char *dst, size_t size);
+
+/* The window in progress is what shows ('o' on, with figures). */
+bool app_showing_progress(const struct app *a);
+/* The view and model of what shows (the in-progress ones under 'o'). */
+struct view *app_view(struct app *a);
+const struct model *app_model(const struct app *a);
+
+/* When the screen next changes by itself between refreshes (the "retrying
+ * in N s" countdown ticks, a brief status clears), in monotonic ns; UINT64_MAX
+ * when nothing counts down.  The loop redraws then, so a slow -r still counts
+ * each second. */
 uint64_t app_next_change(const struct app *a);
 
 /* The shown window, or NULL. */

@@ -242,18 +242,7 @@ static void take_saver(struct run *r)
 	struct saver_result res;
 
 	while (saver_take(r->saver, &res) == STATUS_OK) {
-		if (res.st == STATUS_OK) {
-			snprintf(r->app.status, sizeof(r->app.status),
-			         "saved %s", res.written);
-			r->app.status_error = false;
-			events_emit(r->app.o.events, "saved %s", res.written);
-		} else {
-			snprintf(r->app.status, sizeof(r->app.status),
-			         "cannot save: %s",
-			         res.err[0] ? res.err : status_str(res.st));
-			r->app.status_error = true;
-			events_emit(r->app.o.events, "error %s", r->app.status);
-		}
+		app_saved(&r->app, &res);
 		r->dirty = true;
 	}
 }

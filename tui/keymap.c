@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "model/base.h"
+#include "tui/glyph.h"
 
 static const struct binding bindings[] = {
 	{ '1', "1", ACTION_WEIGHT_IDLE },
@@ -41,25 +42,58 @@ static const struct binding bindings[] = {
 	{ 'S', "S", ACTION_SAVE_PPROF },
 	{ 'C', "C", ACTION_SAVE_COLLAPSED },
 	{ '/', "/", ACTION_FILTER },
+	{ KC_F3, "F3", ACTION_FILTER },
+	{ KC_ENTER, "Enter", ACTION_DETAIL },
+	{ 'd', "d", ACTION_DETAIL },
+	{ '=', "=", ACTION_COMPARE },
+	{ 'm', "m", ACTION_MARK },
+	{ 't', "t", ACTION_TREE },
+	{ '+', "+", ACTION_TREE_EXPAND },
+	{ '-', "-", ACTION_TREE_COLLAPSE },
+	{ '*', "*", ACTION_TREE_EXPAND_ALL },
+	{ 'f', "f", ACTION_FLAME },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },
 	{ 0x1a, "Ctrl-Z", ACTION_SUSPEND },
 	{ 'q', "q", ACTION_QUIT },
+	{ KC_F10, "F10", ACTION_QUIT },
 	{ 0x03, "Ctrl-C", ACTION_QUIT },
 };
 
+/* One name per idea, the help's: "Filter" as the filter action, and
+ * "Collapsed" as the collapsed-stacks save. */
 static const struct footer_item footer[] = {
-	{ "F1", "Help", ACTION_HELP },
-	{ "1-5", "Weight", ACTION_WEIGHT_IDLE },
-	{ "←→", "Cycle", ACTION_WEIGHT_NEXT },
-	{ "[ ]", "History", ACTION_HIST_BACK },
-	{ "L", "Live", ACTION_LIVE },
-	{ "Space", "Pause", ACTION_PAUSE },
-	{ "S", "Save", ACTION_SAVE_PPROF },
-	{ "C", "Folded", ACTION_SAVE_COLLAPSED },
-	{ "/", "Find", ACTION_FILTER },
-	{ "q", "Quit", ACTION_QUIT },
+	{ .keys = "?", .name = "Help", .action = ACTION_HELP, .rank = 0 },
+	{ .keys = "1-5",
+	  .name = "Weight",
+	  .action = ACTION_WEIGHT_IDLE,
+	  .rank = 1 },
+	{ .keys = "\xE2\x86\x90\xE2\x86\x92",
+	  .name = "Cycle",
+	  .action = ACTION_WEIGHT_NEXT,
+	  .rank = 8 },
+	{ .keys = "[ ]",
+	  .name = "History",
+	  .action = ACTION_HIST_BACK,
+	  .rank = 3 },
+	{ .keys = "L",
+	  .name = "Live",
+	  .action = ACTION_LIVE,
+	  .rank = 7,
+	  .live_only = true },
+	{ .keys = "Space",
+	  .name = "Pause",
+	  .action = ACTION_PAUSE,
+	  .rank = 5,
+	  .live_only = true },
+	{ .keys = "S", .name = "Save", .action = ACTION_SAVE_PPROF, .rank = 4 },
+	{ .keys = "C",
+	  .name = "Collapsed",
+	  .action = ACTION_SAVE_COLLAPSED,
+	  .rank = 6 },
+	{ .keys = "/", .name = "Filter", .action = ACTION_FILTER, .rank = 2 },
+	{ .keys = "q", .name = "Quit", .action = ACTION_QUIT, .rank = 0 },
 };
 
 static const char *const names[] = { [ACTION_NONE] = "none",
@@ -104,7 +138,7 @@ const char *action_help(enum action a)
 	return (size_t)a < ARRAY_SIZE(helps) ? helps[a] : "";
 }
 
-enum status keymap_keys_text(enum action a, struct buf *out)
+enum status keymap_keys_text(enum action a, unsigned flags, struct buf *out)
 {
 	bool first = true;
 
@@ -113,7 +147,7 @@ enum status keymap_keys_text(enum action a, struct buf *out)
 			continue;
 		if (!first)
 			buf_adds(out, ", ");
-		buf_adds(out, bindings[i].label);
+		buf_adds(out, glyph_text(bindings[i].label, flags));
 		first = false;
 	}
 	return buf_status(out);

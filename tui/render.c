@@ -9,7 +9,9 @@
 #include "encode/humanize.h"
 #include "encode/utf8.h"
 #include "model/alloc.h"
+#include "tui/glyph.h"
 #include "tui/keymap.h"
+#include "tui/line.h"
 
 /* ---- screen and lines --------------------------------------------------- */
 
@@ -32,80 +34,6 @@ void screen_fini(struct screen *s)
 		buf_fini(&s->lines[i].text);
 	mem_free(s->lines);
 	memset(s, 0, sizeof(*s));
-}
-
-static void line_reset(struct screen_line *l, enum elem base)
-{
-	buf_reset(&l->text);
-	l->width = 0;
-	l->nspans = 0;
-	l->base = base;
-}
-
-static void span_add(struct screen_line *l, size_t start, enum elem el)
-{
-	if (l->text.len == start)
-		return;
-	if (l->nspans && l->spans[l->nspans - 1].el == el &&
-	    l->spans[l->nspans - 1].end == start) {
-		l->spans[l->nspans - 1].end = l->text.len;
-		return;
-	}
-	if (l->nspans == SCREEN_SPANS) {
-		/* out of spans: the rest keeps the last element */
-		l->spans[l->nspans - 1].end = l->text.len;
-		return;
-	}
-	l->spans[l->nspans].start = start;
-	l->spans[l->nspans].end = l->text.len;
-	l->spans[l->nspans].el = el;
-	l->nspans++;
-}
-
-/* Appends s sanitised and cut to at most max columns. */
-static void put(struct screen_line *l, enum elem el, struct strview s,
-                size_t max, unsigned flags)
-{
-	size_t start = l->text.len, w = 0;
-
-	if (utf8_fit_ex(&l->text, s, max, FIT_END, flags, &w) != STATUS_OK)
-		return;
-	l->width += w;
-	span_add(l, start, el);
-}
-
-static void puts_(struct screen_line *l, enum elem el, const char *s,
-                  size_t max, unsigned flags)
-{
-	put(l, el, sv_c(s), max, flags);
-}
-
-/* Text that is ours and ASCII or known-width: no fitting beyond max. */
-static void pad_to(struct screen_line *l, enum elem el, size_t col)
-{
-	size_t start = l->text.len;
-
-	while (l->width < col) {
-		buf_addc(&l->text, ' ');
-		l->width++;
-	}
-	span_add(l, start, el);
-}
-
-/* Right-aligns s (ours, ASCII or short) in a cell of width cols. */
-static void put_right(struct screen_line *l, enum elem el, const char *s,
-                      size_t cols, unsigned flags)
-{
-	size_t w = utf8_width(sv_c(s));
-
-	if (w < cols)
-		pad_to(l, l->base, l->width + cols - w);
-	puts_(l, el, s, w < cols ? w : cols, flags);
-}
-
-static size_t room(const struct screen *s, const struct screen_line *l)
-{
-	return l->width < s->cols ? s->cols - l->width : 0;
 }
 
 /* ---- pure pieces -------------------------------------------------------- */
@@ -178,7 +106,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 	if (flags & UTF8_ASCII)
 		rest = 0;
 	for (size_t i = 0; i < full; i++)
-		buf_adds(out, flags & UTF8_ASCII ? "#" : "\xE2\x96\x88");
+		buf_adds(out, glyph(GLYPH_BLOCK, flags));
 	used = full;
 	if (rest && used < width) {
 		buf_adds(out, eighths[rest]);
@@ -186,7 +114,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 	}
 	/* a nonzero share never draws as nothing */
 	if (!used && part) {
-		buf_adds(out, flags & UTF8_ASCII ? "." : eighths[1]);
+		buf_adds(out, glyph(GLYPH_BLOCK_MIN, flags));
 		used++;
 	}
 	for (; used < width; used++)
@@ -197,7 +125,7 @@ enum status render_bar(struct buf *out, uint64_t part, uint64_t whole,
 enum status render_stack(struct buf *out, const struct model *m, uint32_t stack,
                          size_t columns, unsigned flags, size_t *width)
 {
-	const char *sep = flags & UTF8_ASCII ? " < " : " \xE2\x86\x90 ";
+	const char *sep = glyph(GLYPH_STACK_SEP, flags);
 	const uint32_t *frames;
 	size_t depth = 0, limit = columns * 4 + 16;
 	struct buf raw;
@@ -294,8 +222,8 @@ static void body_line(void *ctx, struct strview text)
 		return;
 	l = &b->s->lines[b->row++];
 	line_reset(l, EL_NORMAL);
-	put(l, EL_NORMAL, sv_c(" "), 1, b->flags);
-	put(l, b->el, text, b->s->cols > 2 ? b->s->cols - 2 : 0, b->flags);
+	line_put(l, EL_NORMAL, sv_c(" "), 1, b->flags);
+	line_put(l, b->el, text, b->s->cols > 2 ? b->s->cols - 2 : 0, b->flags);
 }
 
 static void body_text(struct screen *s, size_t row, size_t end,
@@ -322,7 +250,7 @@ static void fmt_clock(char *dst, size_t size, int64_t ns)
 
 static const char *dot(unsigned flags)
 {
-	return flags & UTF8_ASCII ? " - " : " \xC2\xB7 ";
+	return glyph(GLYPH_SEP, flags);
 }
 
 static void header1(const struct render_in *in, struct screen *s)
@@ -366,18 +294,18 @@ static void header1(const struct render_in *in, struct screen *s)
 	 * left out when too little of it would show */
 	sw = in->state ? utf8_width(sv_c(d)) + utf8_width(sv_c(in->state)) : 0;
 	if (!in->state || left_room >= sw + 12) {
-		puts_(l, EL_HEADER, in->title ? in->title : "asynctop",
-		      in->state ? left_room - sw : left_room, in->flags);
+		line_puts(l, EL_HEADER, in->title ? in->title : "asynctop",
+		          in->state ? left_room - sw : left_room, in->flags);
 		if (in->state)
-			puts_(l, EL_HEADER, d, room(s, l), in->flags);
+			line_puts(l, EL_HEADER, d, line_room(s, l), in->flags);
 	}
 	if (in->state)
-		puts_(l, in->state_bad ? EL_ERROR : EL_HEADER, in->state,
-		      left_room > l->width ? left_room - l->width : 0,
-		      in->flags);
-	pad_to(l, EL_HEADER, s->cols - rw);
-	puts_(l, EL_HEADER, right, rw, in->flags);
-	pad_to(l, EL_HEADER, s->cols);
+		line_puts(l, in->state_bad ? EL_ERROR : EL_HEADER, in->state,
+		          left_room > l->width ? left_room - l->width : 0,
+		          in->flags);
+	line_pad(l, EL_HEADER, s->cols - rw);
+	line_puts(l, EL_HEADER, right, rw, in->flags);
+	line_pad(l, EL_HEADER, s->cols);
 }
 
 static void totals(const struct render_in *in, struct buf *b)
@@ -403,29 +331,31 @@ static void header2(const struct render_in *in, struct screen *s)
 	line_reset(l, EL_NORMAL);
 	buf_init(&b);
 	if (in->line2) {
-		puts_(l, EL_DIM, in->line2, room(s, l), in->flags);
-		puts_(l, EL_NORMAL, "   ", room(s, l), in->flags);
+		line_puts(l, EL_DIM, in->line2, line_room(s, l), in->flags);
+		line_puts(l, EL_NORMAL, "   ", line_room(s, l), in->flags);
 	} else if (in->collecting && in->window_ns) {
 		size_t bw = s->cols >= 100 ? 24 : s->cols >= 70 ? 16 : 8;
 		uint64_t p = in->progress_ns < in->window_ns ? in->progress_ns
 		                                             : in->window_ns;
-		puts_(l, EL_NORMAL, "collecting ", room(s, l), in->flags);
-		puts_(l, EL_DIM, in->flags & UTF8_ASCII ? "[" : "\xE2\x96\x95",
-		      room(s, l), in->flags);
+		line_puts(l, EL_NORMAL, "collecting ", line_room(s, l),
+		          in->flags);
+		line_puts(l, EL_DIM, glyph(GLYPH_BAR_OPEN, in->flags),
+		          line_room(s, l), in->flags);
 		render_bar(&b, p, in->window_ns, bw, in->flags);
-		put(l, EL_BAR, buf_view(&b), room(s, l), in->flags);
-		puts_(l, EL_DIM, in->flags & UTF8_ASCII ? "]" : "\xE2\x96\x8F",
-		      room(s, l), in->flags);
+		line_put(l, EL_BAR, buf_view(&b), line_room(s, l), in->flags);
+		line_puts(l, EL_DIM, glyph(GLYPH_BAR_CLOSE, in->flags),
+		          line_room(s, l), in->flags);
 		human_duration(a, sizeof(a), p);
 		human_duration(t, sizeof(t), in->window_ns);
 		buf_reset(&b);
 		buf_printf(&b, " %s / %s   ", a, t);
-		put(l, EL_NORMAL, buf_view(&b), room(s, l), in->flags);
+		line_put(l, EL_NORMAL, buf_view(&b), line_room(s, l),
+		         in->flags);
 	}
 	buf_reset(&b);
 	totals(in, &b);
-	put(l, EL_NORMAL, buf_view(&b), room(s, l), in->flags);
-	pad_to(l, EL_NORMAL, s->cols);
+	line_put(l, EL_NORMAL, buf_view(&b), line_room(s, l), in->flags);
+	line_pad(l, EL_NORMAL, s->cols);
 	buf_fini(&b);
 }
 
@@ -459,7 +389,8 @@ static void notices(const struct render_in *in, struct screen *s)
 		buf_printf(&b, "truncated stacks %s  ", n);
 	}
 	if (b.len)
-		put(l, EL_NOTICE, buf_view(&b), room(s, l), in->flags);
+		line_put(l, EL_NOTICE, buf_view(&b), line_room(s, l),
+		         in->flags);
 	buf_reset(&b);
 	if (in->v->filter_len && !in->editing) {
 		buf_adds(&b, "filter /");
@@ -468,9 +399,10 @@ static void notices(const struct render_in *in, struct screen *s)
 			buf_printf(&b, ": %zu of %zu rows", in->v->order.n,
 			           w->nrows);
 		buf_adds(&b, " (Esc clears)");
-		put(l, EL_PROMPT, buf_view(&b), room(s, l), in->flags);
+		line_put(l, EL_PROMPT, buf_view(&b), line_room(s, l),
+		         in->flags);
 	}
-	pad_to(l, EL_NORMAL, s->cols);
+	line_pad(l, EL_NORMAL, s->cols);
 	buf_fini(&b);
 }
 
@@ -478,14 +410,11 @@ static void titles(const struct render_in *in, const struct layout *lay,
                    struct screen *s)
 {
 	struct screen_line *l = &s->lines[3];
-	const char *arrow;
-	char h[32];
+	const char *arrow = glyph(
+	    in->v->ascending ? GLYPH_SORT_UP : GLYPH_SORT_DOWN, in->flags);
+	char h[48];
 	size_t share;
 
-	if (in->flags & UTF8_ASCII)
-		arrow = in->v->ascending ? "^" : "v";
-	else
-		arrow = in->v->ascending ? "\xE2\x96\xB2" : "\xE2\x96\xBC";
 	line_reset(l, EL_TITLE);
 	for (int i = 0; i < METRIC_COUNT; i++) {
 		enum metric m = (enum metric)i;
@@ -495,22 +424,21 @@ static void titles(const struct render_in *in, const struct layout *lay,
 			continue;
 		snprintf(h, sizeof(h), "%s%s", metric_header(m),
 		         m == in->v->metric ? arrow : "");
-		put_right(l, m == in->v->metric ? EL_TITLE_KEY : EL_TITLE, h,
-		          cw, in->flags);
+		line_right(l, m == in->v->metric ? EL_TITLE_KEY : EL_TITLE, h,
+		           cw, in->flags);
 	}
 	if (lay->tasks)
-		put_right(l, EL_TITLE, "TASKS", LAYOUT_TASKS_COLS, in->flags);
+		line_right(l, EL_TITLE, "TASKS", LAYOUT_TASKS_COLS, in->flags);
 	share = l->width;
-	pad_to(l, EL_TITLE, share + 2);
-	puts_(l, EL_TITLE, "SHARE", room(s, l), in->flags);
-	pad_to(l, EL_TITLE, share + lay->bar + LAYOUT_SHARE_COLS + 2);
-	if (room(s, l) >= 25)
-		puts_(l, EL_TITLE, "SPAWN ", room(s, l), in->flags);
-	puts_(l, EL_TITLE,
-	      in->flags & UTF8_ASCII ? "STACK (leaf < root)"
-	                             : "STACK (leaf \xE2\x86\x90 root)",
-	      room(s, l), in->flags);
-	pad_to(l, EL_TITLE, s->cols);
+	line_pad(l, EL_TITLE, share + 2);
+	line_puts(l, EL_TITLE, "SHARE", line_room(s, l), in->flags);
+	line_pad(l, EL_TITLE, share + lay->bar + LAYOUT_SHARE_COLS + 2);
+	if (line_room(s, l) >= 25)
+		line_puts(l, EL_TITLE, "SPAWN ", line_room(s, l), in->flags);
+	snprintf(h, sizeof(h), "STACK (leaf%sroot)",
+	         glyph(GLYPH_STACK_SEP, in->flags));
+	line_puts(l, EL_TITLE, h, line_room(s, l), in->flags);
+	line_pad(l, EL_TITLE, s->cols);
 }
 
 static void row(const struct render_in *in, const struct layout *lay,
@@ -529,34 +457,34 @@ static void row(const struct render_in *in, const struct layout *lay,
 		if (!lay->metric[i])
 			continue;
 		human_metric(v, sizeof(v), m, fr->m.v[i]);
-		put_right(l, m == key ? EL_KEYCOL : l->base, v,
-		          metric_is_duration(m) ? LAYOUT_DURATION_COLS
-		                                : LAYOUT_COUNT_COLS,
-		          in->flags);
+		line_right(l, m == key ? EL_KEYCOL : l->base, v,
+		           metric_is_duration(m) ? LAYOUT_DURATION_COLS
+		                                 : LAYOUT_COUNT_COLS,
+		           in->flags);
 	}
 	if (lay->tasks) {
 		human_count(v, sizeof(v), fr->tasks);
-		put_right(l, l->base, v, LAYOUT_TASKS_COLS, in->flags);
+		line_right(l, l->base, v, LAYOUT_TASKS_COLS, in->flags);
 	}
-	pad_to(l, l->base, l->width + 2);
+	line_pad(l, l->base, l->width + 2);
 	if (lay->bar) {
 		buf_reset(tmp);
 		render_bar(tmp, fr->m.v[key], w->total.v[key], lay->bar,
 		           in->flags);
-		put(l, EL_BAR, buf_view(tmp), lay->bar, in->flags);
+		line_put(l, EL_BAR, buf_view(tmp), lay->bar, in->flags);
 	}
 	human_percent(v, sizeof(v), fr->m.v[key], w->total.v[key]);
-	put_right(l, l->base, v, LAYOUT_SHARE_COLS - 2, in->flags);
-	pad_to(l, l->base, l->width + 2);
+	line_right(l, l->base, v, LAYOUT_SHARE_COLS - 2, in->flags);
+	line_pad(l, l->base, l->width + 2);
 	buf_reset(tmp);
-	if (render_stack(tmp, in->m, fr->stack, room(s, l), in->flags, &sw) ==
-	    STATUS_OK) {
+	if (render_stack(tmp, in->m, fr->stack, line_room(s, l), in->flags,
+	                 &sw) == STATUS_OK) {
 		size_t start = l->text.len;
 		buf_addv(&l->text, buf_view(tmp));
 		l->width += sw;
-		span_add(l, start, l->base);
+		line_span(l, start, l->base);
 	}
-	pad_to(l, l->base, s->cols);
+	line_pad(l, l->base, s->cols);
 }
 
 static void help(const struct render_in *in, struct screen *s, size_t top,
@@ -564,53 +492,89 @@ static void help(const struct render_in *in, struct screen *s, size_t top,
 {
 	struct buf keys;
 	size_t r = top;
+	char more[96];
 
 	buf_init(&keys);
+	snprintf(more, sizeof(more), "   (more: %s or PgDn; ? or Esc closes)",
+	         glyph(GLYPH_ARROW_DOWN, in->flags));
 	for (int a = ACTION_NONE + 1 +
 	             (int)size_min(in->help_top, ACTION_COUNT - 1);
 	     a < ACTION_COUNT && r < end; a++, r++) {
+		struct screen_line *l = &s->lines[r];
+
+		line_reset(l, EL_NORMAL);
 		if (r + 1 == end && a + 1 < ACTION_COUNT) {
-			struct screen_line *l = &s->lines[r];
-			line_reset(l, EL_NORMAL);
-			puts_(l, EL_DIM,
-			      "   (more: â or PgDn; ? or Esc closes)",
-			      room(s, l), in->flags);
+			line_puts(l, EL_DIM, more, line_room(s, l), in->flags);
 			break;
 		}
-		struct screen_line *l = &s->lines[r];
-		line_reset(l, EL_NORMAL);
 		buf_reset(&keys);
-		keymap_keys_text((enum action)a, &keys);
-		puts_(l, EL_NORMAL, " ", 1, in->flags);
-		put(l, EL_FOOTER_KEY, buf_view(&keys), 18, in->flags);
-		pad_to(l, EL_NORMAL, 20);
-		puts_(l, EL_NORMAL, action_help((enum action)a), room(s, l),
-		      in->flags);
-		pad_to(l, EL_NORMAL, s->cols);
+		keymap_keys_text((enum action)a, in->flags, &keys);
+		line_puts(l, EL_NORMAL, " ", 1, in->flags);
+		line_put(l, EL_FOOTER_KEY, buf_view(&keys), 18, in->flags);
+		line_pad(l, EL_NORMAL, 20);
+		line_puts(l, EL_NORMAL, action_help((enum action)a),
+		          line_room(s, l), in->flags);
+		line_pad(l, EL_NORMAL, s->cols);
 	}
 	buf_fini(&keys);
+}
+
+/* Columns of footer item f, its separator included when not first. */
+static size_t footer_cols(const struct footer_item *f, unsigned flags,
+                          bool first)
+{
+	return utf8_width(sv_c(glyph_text(f->keys, flags))) + 1 +
+	       strlen(f->name) + (first ? 0 : 2);
+}
+
+/* Marks in show[] the items that fit in cols: rank by rank, lowest first,
+ * so Help and Quit (rank 0) stay and the others go highest rank first. */
+static void footer_fit(const struct render_in *in, const struct footer_item *f,
+                       size_t n, size_t cols, bool *show)
+{
+	size_t used = 0, shown = 0;
+	unsigned top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top = f[i].rank > top ? f[i].rank : top;
+	for (unsigned rank = 0; rank <= top; rank++) {
+		for (size_t i = 0; i < n; i++) {
+			size_t need;
+
+			if (f[i].rank != rank || (f[i].live_only && in->replay))
+				continue;
+			need = footer_cols(&f[i], in->flags, !shown);
+			if (rank && used + need > cols)
+				return;
+			show[i] = true;
+			used += need;
+			shown++;
+		}
+	}
 }
 
 static void footer(const struct render_in *in, struct screen *s)
 {
 	struct screen_line *l = &s->lines[s->rows - 1];
 	const struct footer_item *f;
-	size_t n;
+	bool show[32] = { false };
+	size_t n, shown = 0;
 
 	line_reset(l, EL_FOOTER);
 	f = keymap_footer(&n);
+	n = size_min(n, ARRAY_SIZE(show));
+	footer_fit(in, f, n, s->cols, show);
 	for (size_t i = 0; i < n; i++) {
-		size_t need = utf8_width(sv_c(f[i].keys)) + 1 +
-		              strlen(f[i].name) + (i ? 2 : 0);
-		if (need > room(s, l))
-			break;
-		if (i)
-			puts_(l, EL_FOOTER, "  ", 2, in->flags);
-		puts_(l, EL_FOOTER_KEY, f[i].keys, room(s, l), in->flags);
-		puts_(l, EL_FOOTER, " ", 1, in->flags);
-		puts_(l, EL_FOOTER, f[i].name, room(s, l), in->flags);
+		if (!show[i])
+			continue;
+		if (shown++)
+			line_puts(l, EL_FOOTER, "  ", 2, in->flags);
+		line_puts(l, EL_FOOTER_KEY, glyph_text(f[i].keys, in->flags),
+		          line_room(s, l), in->flags);
+		line_puts(l, EL_FOOTER, " ", 1, in->flags);
+		line_puts(l, EL_FOOTER, f[i].name, line_room(s, l), in->flags);
 	}
-	pad_to(l, EL_FOOTER, s->cols);
+	line_pad(l, EL_FOOTER, s->cols);
 }
 
 static void status_line(const struct render_in *in, struct screen *s)
@@ -623,16 +587,17 @@ static void status_line(const struct render_in *in, struct screen *s)
 		buf_init(&b);
 		buf_adds(&b, "filter: ");
 		buf_add(&b, in->v->filter, in->v->filter_len);
-		put(l, EL_PROMPT, buf_view(&b), room(s, l), in->flags);
-		puts_(l, EL_PROMPT, "_", room(s, l), in->flags);
-		puts_(l, EL_DIM, "   Enter keeps it, Esc clears it", room(s, l),
-		      in->flags);
+		line_put(l, EL_PROMPT, buf_view(&b), line_room(s, l),
+		         in->flags);
+		line_puts(l, EL_PROMPT, "_", line_room(s, l), in->flags);
+		line_puts(l, EL_DIM, "   Enter keeps it, Esc clears it",
+		          line_room(s, l), in->flags);
 		buf_fini(&b);
 	} else if (in->status) {
-		puts_(l, in->status_error ? EL_ERROR : EL_STATUS, in->status,
-		      room(s, l), in->flags);
+		line_puts(l, in->status_error ? EL_ERROR : EL_STATUS,
+		          in->status, line_room(s, l), in->flags);
 	}
-	pad_to(l, EL_NORMAL, s->cols);
+	line_pad(l, EL_NORMAL, s->cols);
 }
 
 static void too_small(const struct render_in *in, struct screen *s)
@@ -647,7 +612,7 @@ static void too_small(const struct render_in *in, struct screen *s)
 	if (s->rows)
 		body_text(s, 0, s->rows, msg, EL_ERROR, in->flags);
 	for (size_t r = 0; r < s->rows; r++)
-		pad_to(&s->lines[r], EL_NORMAL, s->cols);
+		line_pad(&s->lines[r], EL_NORMAL, s->cols);
 }
 
 enum status render_screen(const struct render_in *in, struct screen *s)
@@ -675,8 +640,7 @@ enum status render_screen(const struct render_in *in, struct screen *s)
 	} else if (!in->w) {
 		body_text(s, top, end,
 		          in->message ? in->message
-		                      : "waiting for the first "
-		                        "window...",
+		                      : "waiting for the first window...",
 		          in->state_bad ? EL_ERROR : EL_DIM, in->flags);
 	} else if (in->w->empty) {
 		body_text(s, top, end, in->message ? in->message : "no data",
@@ -687,6 +651,8 @@ enum status render_screen(const struct render_in *in, struct screen *s)
 		         "no stack matches the filter /%s (Esc clears it)",
 		         in->v->filter);
 		body_text(s, top, end, msg, EL_DIM, in->flags);
+	} else if (in->body) {
+		st = in->body->draw(in->body->ctx, in, s, top - 1, end);
 	} else {
 		buf_init(&tmp);
 		for (size_t r = top, pos = in->v->top;
@@ -700,7 +666,7 @@ enum status render_screen(const struct render_in *in, struct screen *s)
 		buf_fini(&tmp);
 	}
 	for (size_t r = top; r < end; r++)
-		pad_to(&s->lines[r], s->lines[r].base, s->cols);
+		line_pad(&s->lines[r], s->lines[r].base, s->cols);
 	status_line(in, s);
 	footer(in, s);
 check:

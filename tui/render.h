@@ -117,6 +117,17 @@ enum status render_stack(struct buf *out, const struct model *m, uint32_t stack,
 size_t render_wrap(struct strview text, size_t cols,
                    void (*line)(void *ctx, struct strview l), void *ctx);
 
+struct render_in;
+
+/* A view that replaces the table (detail, compare, tree, flame): draw
+ * fills the titles row s->lines[top] and the body lines (top, end), each
+ * exactly s->cols wide, from ctx (borrowed).  STATUS_NOMEM. */
+struct render_body {
+	enum status (*draw)(const void *ctx, const struct render_in *in,
+	                    struct screen *s, size_t top, size_t end);
+	const void *ctx;
+};
+
 /* Everything the screen shows, gathered by the app (all borrowed). */
 struct render_in {
 	const struct model *m;
@@ -140,7 +151,9 @@ struct render_in {
 	bool help;           /* the help screen replaces the body */
 	size_t help_top;     /* its first action shown (it scrolls) */
 	bool in_progress;    /* w is the window in progress (partial) */
-	unsigned flags;      /* enum utf8_flags: UTF8_ASCII */
+	bool replay; /* a finite source: no Live or Pause in the footer */
+	const struct render_body *body; /* a view instead of the table */
+	unsigned flags;                 /* enum utf8_flags: UTF8_ASCII */
 };
 
 /* Renders the whole screen (s sized already, its lines overwritten).

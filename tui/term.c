@@ -284,6 +284,10 @@ static int map_key(int k)
 		return KC_END;
 	case KEY_F(1):
 		return KC_F1;
+	case KEY_F(3):
+		return KC_F3;
+	case KEY_F(10):
+		return KC_F10;
 	case KEY_ENTER:
 		return KC_ENTER;
 	case KEY_BACKSPACE:

@@ -1,0 +1,329 @@
+/* The app's state worded for the screen: the header's state and mode, the
+ * countdowns and brief statuses that change it between refreshes, and the
+ * render_in gathered for render.c. */
+#include "tui/app.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "encode/utf8.h"
+#include "tui/events.h"
+#include "tui/glyph.h"
+#include "tui/saver.h"
+#include "tui/view_detail.h"
+
+#define SEC ((uint64_t)1000000000u)
+
+/* The context of the view drawn instead of the table. */
+struct body_ctx {
+	struct detail_in detail;
+	struct compare_in compare;
+	struct tree_in tree;
+	struct flame_in flame;
+};
+
+void app_set_now(struct app *a, uint64_t now_ns)
+{
+	a->now_ns = now_ns;
+	if (a->status_until_ns && now_ns >= a->status_until_ns) {
+		a->status[0] = '\0';
+		a->status_until_ns = 0;
+	}
+}
+
+void app_saved(struct app *a, const struct saver_result *res)
+{
+	if (res->st == STATUS_OK) {
+		app_set_status(a, false, "saved %s", res->written);
+		/* 0 is "no deadline": a clock at 0 still clears */
+		a->status_until_ns = u64_add_sat(a->now_ns, APP_BRIEF_NS) | 1;
+		events_emit(a->o.events, "saved %s", res->written);
+		return;
+	}
+	app_set_status(a, true, "cannot save: %s",
+	               res->err[0] ? res->err : status_str(res->st));
+	events_emit(a->o.events, "error %s", a->status);
+}
+
+/* Whole seconds to the next attempt, rounded up (0 once it is due). */
+static uint64_t retry_seconds(const struct app *a)
+{
+	uint64_t left =
+	    a->retry_at_ns > a->now_ns ? a->retry_at_ns - a->now_ns : 0;
+
+	return (left + SEC - 1) / SEC;
+}
+
+uint64_t app_next_change(const struct app *a)
+{
+	uint64_t secs,
+	    next = a->status_until_ns ? a->status_until_ns : UINT64_MAX;
+
+	if (a->o.replay || a->done || !a->have_state ||
+	    a->state != SOURCE_RETRYING)
+		return next;
+	secs = retry_seconds(a);
+	/* the shown number drops when the time left reaches secs - 1 */
+	return secs ? u64_min(next, a->retry_at_ns - (secs - 1) * SEC) : next;
+}
+
+static void state_text(const struct app *a, char *dst, size_t size)
+{
+	const char *bad =
+	    a->error_st == STATUS_TIMEOUT ? "not answering" : "unreachable";
+	char st[48];
+
+	if (a->o.replay) {
+		snprintf(dst, size, "REPLAY");
+		return;
+	}
+	if (a->done) {
+		snprintf(dst, size, "source ended");
+		return;
+	}
+	if (!a->have_state)
+		snprintf(st, sizeof(st), "connecting");
+	else if (a->state == SOURCE_RETRYING && retry_seconds(a))
+		snprintf(st, sizeof(st), "retrying in %" PRIu64 " s",
+		         retry_seconds(a));
+	else if (a->state == SOURCE_RETRYING)
+		snprintf(st, sizeof(st), "retrying now");
+	else
+		snprintf(st, sizeof(st), "%s", source_state_str(a->state));
+	/* a failing source says why it retries: "unreachable · retrying in
+	 * 4 s", "unreachable · connecting" */
+	if (a->error_bad && (!a->have_state || a->state != SOURCE_CONNECTED))
+		snprintf(dst, size, "%s%s%s", bad, glyph(GLYPH_SEP, a->flags),
+		         st);
+	else
+		snprintf(dst, size, "%s", st);
+}
+
+static void mode_text(const struct app *a, char *dst, size_t size)
+{
+	const char *d = glyph(GLYPH_SEP, a->flags);
+
+	switch (a->mode) {
+	case APP_LIVE:
+		snprintf(dst, size, "%s", a->o.replay ? "LATEST" : "LIVE");
+		break;
+	case APP_PAUSED:
+		if (a->arrived)
+			snprintf(dst, size, "PAUSED%s%" PRIu64 " new", d,
+			         a->arrived);
+		else
+			snprintf(dst, size, "PAUSED");
+		break;
+	case APP_HISTORY:
+		if (a->arrived && !a->o.replay)
+			snprintf(dst, size, "HISTORY%s%" PRIu64 " new", d,
+			         a->arrived);
+		else
+			snprintf(dst, size, "HISTORY");
+		break;
+	}
+	if (a->in_progress && !a->have_progress) {
+		size_t used = strlen(dst);
+
+		/* 'o' is on, and this window has no partial figures yet */
+		snprintf(dst + used, size - used, "%so: waiting", d);
+	}
+}
+
+/* Line 2 and the progress of the window being collected. */
+static void progress(const struct app *a, struct render_in *in, char *line2,
+                     size_t size)
+{
+	size_t n = model_window_count(a->m);
+
+	if (a->o.replay) {
+		snprintf(line2, size, "replay: %zu window%s kept", n,
+		         n == 1 ? "" : "s");
+		in->line2 = line2;
+	} else if (!a->done && a->error_bad &&
+	           (!a->have_state || a->state != SOURCE_CONNECTED)) {
+		/* no window is running while the source is retried */
+		snprintf(line2, size, "not collecting: waiting for the source");
+		in->line2 = line2;
+	} else if (!a->done) {
+		in->collecting = true;
+		in->window_ns = a->o.window_ns;
+		in->progress_ns =
+		    a->now_ns > a->since_ns ? a->now_ns - a->since_ns : 0;
+	}
+}
+
+/* The window compare measures the shown one against: the marked one
+ * (*marked), or the kept window before the shown one; NULL for none. */
+static const struct window *compare_base(const struct app *a,
+                                         const struct window *w, bool *marked)
+{
+	const struct window *b = NULL;
+	size_t n = model_window_count(a->m);
+
+	*marked = false;
+	if (a->mark_seq && a->mark_seq != w->seq &&
+	    (b = model_window_seq(a->m, a->mark_seq))) {
+		*marked = true;
+		return b;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (model_window(a->m, i)->seq == w->seq)
+			return model_window(a->m, i - 1);
+	return NULL;
+}
+
+/* The compare of the shown window, or why there is none. */
+static void compare_of(struct app *a, struct compare_in *c)
+{
+	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
+	bool marked = false;
+	const struct window *b = w ? compare_base(a, w, &marked) : NULL;
+
+	*c = (struct compare_in){ .m = a->m, .c = &a->cmp, .marked = marked };
+	if (app_showing_progress(a))
+		c->why = "the window in progress is not compared; o goes back";
+	else if (!b)
+		c->why = "no kept window before this one to compare with";
+	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
+	         STATUS_OK)
+		c->why = "out of memory comparing the windows";
+}
+
+/* The view that replaces the table, if any, into *body (its context in
+ * *v); its scrolling clamped to what it holds. */
+static const struct render_body *body_of(struct app *a, const struct screen *s,
+                                         struct body_ctx *v,
+                                         struct render_body *body)
+{
+	size_t page = s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS
+	                  ? s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS
+	                  : 1;
+	size_t total;
+
+	switch (a->body) {
+	case APP_BODY_TABLE:
+		return NULL;
+	case APP_BODY_DETAIL:
+		v->detail = (struct detail_in){ .m = app_model(a),
+			                        .w = app_shown(a),
+			                        .stack = a->body_stack,
+			                        .metric = a->v.metric,
+			                        .ascending = a->v.ascending };
+		total = detail_count(&v->detail);
+		*body = (struct render_body){ .draw = detail_draw,
+			                      .ctx = &v->detail };
+		break;
+	case APP_BODY_COMPARE:
+		compare_of(a, &v->compare);
+		/* its column titles take a line of the page */
+		total = compare_count(&v->compare) + 1;
+		*body = (struct render_body){ .draw = compare_draw,
+			                      .ctx = &v->compare };
+		break;
+	case APP_BODY_TREE:
+		if (app_showing_progress(a) || !app_shown(a))
+			return NULL;
+		/* its column titles take a line of the page */
+		a->tree.page = page > 1 ? page - 1 : 1;
+		if (tree_update(&a->tree, a->m, app_shown(a), a->v.metric,
+		                a->v.ascending) != STATUS_OK)
+			app_set_status(a, true,
+			               "out of memory building the tree");
+		v->tree = (struct tree_in){ .m = a->m,
+			                    .t = &a->tree,
+			                    .w = app_shown(a) };
+		*body =
+		    (struct render_body){ .draw = tree_draw, .ctx = &v->tree };
+		return body;
+	case APP_BODY_FLAME:
+		if (app_showing_progress(a) || !app_shown(a))
+			return NULL;
+		if (tree_sync(&a->tree, a->m, app_shown(a)) != STATUS_OK ||
+		    flame_layout(&a->flame, &a->tree, a->v.metric, s->cols,
+		                 page + 1 - FLAME_HEAD_ROWS) != STATUS_OK)
+			app_set_status(a, true,
+			               "out of memory laying out the flame");
+		v->flame = (struct flame_in){ .m = a->m,
+			                      .t = &a->tree,
+			                      .f = &a->flame,
+			                      .w = app_shown(a),
+			                      .metric = a->v.metric };
+		*body = (struct render_body){ .draw = flame_draw,
+			                      .ctx = &v->flame };
+		return body;
+	default:
+		return NULL;
+	}
+	if (a->body_top + page > total)
+		a->body_top = total > page ? total - page : 0;
+	v->detail.top = a->body_top;
+	v->compare.top = a->body_top;
+	return body;
+}
+
+enum status app_render(struct app *a, struct screen *s)
+{
+	struct body_ctx view;
+	struct render_body body;
+	struct render_in in;
+	char state[96], mode[96], line2[128], title[sizeof(a->title)];
+	char status[sizeof(a->status)], message[sizeof(a->error)];
+	const struct window *w = app_shown(a);
+	struct view *v = app_view(a);
+	size_t n = model_window_count(a->m);
+
+	a->rows = s->rows;
+	a->cols = s->cols;
+	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)
+		view_set_page(v,
+		              s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS);
+	memset(&in, 0, sizeof(in));
+	in.m = app_model(a);
+	in.w = w;
+	in.v = v;
+	glyph_copy(title, sizeof(title), a->title, a->flags);
+	in.title = title;
+	state_text(a, state, sizeof(state));
+	in.state = state;
+	in.state_bad = a->error_bad || (a->done && !a->o.replay);
+	in.win_count = n;
+	for (size_t i = 0; w && !app_showing_progress(a) && i < n; i++)
+		if (model_window(a->m, i)->seq == w->seq)
+			in.win_pos = i + 1;
+	mode_text(a, mode, sizeof(mode));
+	in.mode = mode;
+	in.in_progress = app_showing_progress(a);
+	in.replay = a->o.replay;
+	progress(a, &in, line2, sizeof(line2));
+	in.notice = a->notice[0] ? a->notice : NULL;
+	glyph_copy(status, sizeof(status), a->status, a->flags);
+	in.status = status[0] ? status : NULL;
+	in.status_error = a->status_error;
+	if (!w) {
+		in.message = a->error[0] ? a->error
+		             : a->done   ? "the source ended without a window"
+		                         : NULL;
+	} else if (w->empty) {
+		struct adapter_error e;
+		memset(&e, 0, sizeof(e));
+		e.st = STATUS_EMPTY_WINDOW;
+		app_word_error(a, &e,
+		               w->meta.duration_nanos > 0
+		                   ? (double)w->meta.duration_nanos / 1e9
+		                   : 0.0,
+		               a->message, sizeof(a->message));
+		in.message = a->message;
+	}
+	if (in.message) {
+		glyph_copy(message, sizeof(message), in.message, a->flags);
+		in.message = message;
+	}
+	in.editing = a->editing;
+	in.help = a->help;
+	in.help_top = a->help_top;
+	in.flags = a->flags;
+	in.body = body_of(a, s, &view, &body);
+	return render_screen(&in, s);
+}

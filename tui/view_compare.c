@@ -1,0 +1,244 @@
+/* Compare: two windows of one model, row by row. */
+#include "tui/view_compare.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "encode/humanize.h"
+#include "encode/utf8.h"
+#include "model/alloc.h"
+#include "model/sort.h"
+#include "tui/glyph.h"
+#include "tui/line.h"
+
+/* Columns of the CHANGE, NOW and THEN cells and of the mark. */
+#define CMP_CELL 10
+#define CMP_MARK 6
+
+void compare_init(struct compare *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void compare_fini(struct compare *c)
+{
+	mem_free(c->rows);
+	mem_free(c->order);
+	mem_free(c->keys);
+	mem_free(c->tkeys);
+	mem_free(c->tvals);
+	mem_free(c->pos);
+	compare_init(c);
+}
+
+static uint64_t value(const struct window *w, uint32_t row, enum metric m)
+{
+	return row == UINT32_MAX ? 0 : w->rows[row].m.v[m];
+}
+
+static void add(struct compare *c, uint32_t stack, uint32_t now, uint32_t then,
+                enum metric m)
+{
+	uint64_t a = value(c->cur, now, m), b = value(c->base, then, m);
+
+	c->rows[c->n++] = (struct cmp_row){ .stack = stack,
+		                            .now = now,
+		                            .then = then,
+		                            .mag = a >= b ? a - b : b - a,
+		                            .fall = a < b };
+}
+
+/* The change as a key that sorts ascending from the largest fall to the
+ * largest rise (changes beyond 2^63 ns or counts saturate). */
+static uint64_t change_key(const struct cmp_row *r)
+{
+	uint64_t mag =
+	    r->mag > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : r->mag;
+	uint64_t bias = (uint64_t)1 << 63;
+
+	return r->fall ? bias - mag : bias + mag;
+}
+
+static enum status grow(struct compare *c, size_t n, uint32_t max_id)
+{
+	size_t old = c->pos_cap;
+
+	if (mem_grow(&c->rows, &c->cap, n, sizeof(*c->rows)) ||
+	    mem_grow(&c->order, &c->order_cap, n, sizeof(*c->order)) ||
+	    mem_grow(&c->keys, &c->keys_cap, n, sizeof(*c->keys)) ||
+	    mem_grow(&c->tkeys, &c->tkeys_cap, n, sizeof(*c->tkeys)) ||
+	    mem_grow(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)) ||
+	    mem_grow(&c->pos, &c->pos_cap, (size_t)max_id + 1, sizeof(*c->pos)))
+		return STATUS_NOMEM;
+	memset(c->pos + old, 0, (c->pos_cap - old) * sizeof(*c->pos));
+	return STATUS_OK;
+}
+
+enum status compare_build(struct compare *c, const struct window *cur,
+                          const struct window *base, enum metric metric,
+                          bool ascending)
+{
+	uint32_t max_id = 0;
+	uint64_t low = UINT64_MAX;
+
+	if (c->built && c->cur == cur && c->base == base &&
+	    c->cur_seq == cur->seq && c->base_seq == base->seq &&
+	    c->metric == metric && c->ascending == ascending)
+		return STATUS_OK;
+	c->built = false;
+	c->n = 0;
+	if (cur->nrows + base->nrows >= UINT32_MAX)
+		return STATUS_NOMEM;
+	for (size_t i = 0; i < cur->nrows; i++)
+		max_id =
+		    cur->rows[i].stack > max_id ? cur->rows[i].stack : max_id;
+	for (size_t j = 0; j < base->nrows; j++)
+		max_id =
+		    base->rows[j].stack > max_id ? base->rows[j].stack : max_id;
+	if (grow(c, cur->nrows + base->nrows, max_id) != STATUS_OK)
+		return STATUS_NOMEM;
+	c->cur = cur;
+	c->base = base;
+	for (size_t j = 0; j < base->nrows; j++)
+		c->pos[base->rows[j].stack] = (uint32_t)j + 1;
+	for (size_t i = 0; i < cur->nrows; i++) {
+		uint32_t *p = &c->pos[cur->rows[i].stack];
+		add(c, cur->rows[i].stack, (uint32_t)i,
+		    *p ? *p - 1 : UINT32_MAX, metric);
+		*p = 0;
+	}
+	/* what is still in the table is gone; the table ends all zero */
+	for (size_t j = 0; j < base->nrows; j++) {
+		uint32_t *p = &c->pos[base->rows[j].stack];
+		if (*p)
+			add(c, base->rows[j].stack, UINT32_MAX, (uint32_t)j,
+			    metric);
+		*p = 0;
+	}
+	for (size_t k = 0; k < c->n; k++) {
+		uint64_t key = change_key(&c->rows[k]);
+		/* ~key: the largest rise first; ties stay in row order */
+		c->keys[k] = ascending ? key : ~key;
+		c->order[k] = (uint32_t)k;
+		low = c->keys[k] < low ? c->keys[k] : low;
+	}
+	/* from the smallest key on, only the digits of the spread differ:
+	 * fewer radix passes */
+	for (size_t k = 0; k < c->n; k++)
+		c->keys[k] -= low;
+	sort_radix(c->keys, c->order, c->tkeys, c->tvals, c->n);
+	c->cur_seq = cur->seq;
+	c->base_seq = base->seq;
+	c->metric = metric;
+	c->ascending = ascending;
+	c->built = true;
+	return STATUS_OK;
+}
+
+size_t compare_count(const struct compare_in *in)
+{
+	return in->why || !in->c->built ? 1 : in->c->n;
+}
+
+static void cell(struct screen_line *l, enum elem el, enum metric m,
+                 const struct window *w, uint32_t row, unsigned flags)
+{
+	char v[HUMAN_BUFSZ];
+
+	if (row == UINT32_MAX)
+		snprintf(v, sizeof(v), "-");
+	else
+		human_metric(v, sizeof(v), m, w->rows[row].m.v[m]);
+	line_right(l, el, v, CMP_CELL, flags);
+}
+
+static void titles(const struct compare_in *in, const struct render_in *rin,
+                   struct screen *s, size_t top)
+{
+	const struct compare *c = in->c;
+	struct screen_line *t = &s->lines[top];
+	const char *d = glyph(GLYPH_SEP, rin->flags);
+	char head[256];
+
+	line_reset(t, EL_TITLE);
+	if (in->why || !c->built)
+		snprintf(head, sizeof(head), " COMPARE%sEsc back", d);
+	else
+		snprintf(
+		    head, sizeof(head),
+		    " COMPARE %s%swindow %llu against %s window %llu%sm marks, Esc back",
+		    metric_name(c->metric), d, (unsigned long long)c->cur->seq,
+		    in->marked ? "the marked" : "the previous",
+		    (unsigned long long)c->base->seq, d);
+	line_puts(t, EL_TITLE, head, line_room(s, t), rin->flags);
+	line_pad(t, EL_TITLE, s->cols);
+}
+
+static void row(const struct compare_in *in, const struct render_in *rin,
+                struct screen *s, struct screen_line *l,
+                const struct cmp_row *r, struct buf *tmp)
+{
+	const struct compare *c = in->c;
+	char v[HUMAN_BUFSZ], ch[HUMAN_BUFSZ + 2];
+	size_t sw = 0;
+
+	line_reset(l, EL_NORMAL);
+	human_metric(v, sizeof(v), c->metric, r->mag);
+	snprintf(ch, sizeof(ch), "%s%s", r->mag ? (r->fall ? "-" : "+") : "",
+	         v);
+	line_right(l, r->mag ? EL_KEYCOL : EL_NORMAL, ch, CMP_CELL, rin->flags);
+	cell(l, EL_NORMAL, c->metric, c->cur, r->now, rin->flags);
+	cell(l, EL_DIM, c->metric, c->base, r->then, rin->flags);
+	line_pad(l, EL_NORMAL, l->width + 2);
+	line_puts(l, EL_NOTICE,
+	          r->then == UINT32_MAX  ? "new"
+	          : r->now == UINT32_MAX ? "gone"
+	                                 : "",
+	          CMP_MARK, rin->flags);
+	line_pad(l, EL_NORMAL, 3 * CMP_CELL + 2 + CMP_MARK);
+	buf_reset(tmp);
+	if (render_stack(tmp, in->m, r->stack, line_room(s, l), rin->flags,
+	                 &sw) == STATUS_OK) {
+		size_t start = l->text.len;
+		buf_addv(&l->text, buf_view(tmp));
+		l->width += sw;
+		line_span(l, start, EL_NORMAL);
+	}
+}
+
+enum status compare_draw(const void *ctx, const struct render_in *rin,
+                         struct screen *s, size_t top, size_t end)
+{
+	const struct compare_in *in = ctx;
+	const struct compare *c = in->c;
+	struct screen_line *l;
+	struct buf tmp;
+	char h[64];
+
+	titles(in, rin, s, top);
+	if (top + 1 >= end)
+		return STATUS_OK;
+	l = &s->lines[top + 1];
+	line_reset(l, EL_TITLE);
+	if (in->why || !c->built) {
+		line_reset(l, EL_NORMAL);
+		line_puts(l, EL_DIM, " ", 1, rin->flags);
+		line_puts(l, EL_DIM, in->why ? in->why : "nothing to compare",
+		          line_room(s, l), rin->flags);
+		return STATUS_OK;
+	}
+	line_right(l, EL_TITLE, "CHANGE", CMP_CELL, rin->flags);
+	line_right(l, EL_TITLE, "NOW", CMP_CELL, rin->flags);
+	snprintf(h, sizeof(h), "W%llu", (unsigned long long)c->base->seq);
+	line_right(l, EL_TITLE, h, CMP_CELL, rin->flags);
+	line_pad(l, EL_TITLE, 3 * CMP_CELL + 2 + CMP_MARK);
+	snprintf(h, sizeof(h), "SPAWN STACK (leaf%sroot)",
+	         glyph(GLYPH_STACK_SEP, rin->flags));
+	line_puts(l, EL_TITLE, h, line_room(s, l), rin->flags);
+	line_pad(l, EL_TITLE, s->cols);
+	buf_init(&tmp);
+	for (size_t r = top + 2, i = in->top; r < end && i < c->n; r++, i++)
+		row(in, rin, s, &s->lines[r], &c->rows[c->order[i]], &tmp);
+	buf_fini(&tmp);
+	return STATUS_OK;
+}

@@ -1,0 +1,73 @@
+/* Compare (=): the shown window against the one before it, or against a
+ * window marked with m, row by row: each spawn stack's change in the
+ * weighting, its figures now and then, rows new in the shown window or
+ * gone from it marked; sorted by the change, largest rise first (I: the
+ * largest fall first).  A pure build and renderer; it scrolls. */
+#ifndef ASYNCTOP_TUI_VIEW_COMPARE_H
+#define ASYNCTOP_TUI_VIEW_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/metric.h"
+#include "model/model.h"
+#include "model/status.h"
+#include "tui/render.h"
+
+/* One compared stack: its row in each window (SIZE_MAX: not there). */
+struct cmp_row {
+	uint32_t stack;
+	uint32_t now, then; /* rows of cur and base, UINT32_MAX if absent */
+	uint64_t mag;       /* |change| of the weighting */
+	bool fall;          /* the change is a fall */
+};
+
+struct compare {
+	struct cmp_row *rows; /* shown window's rows, then the gone ones */
+	uint32_t *order;      /* rows in display order */
+	size_t n, cap;
+	/* private scratch: sort keys and their copies, and a row of base per
+	 * stack id (1-based, all zero between builds) */
+	uint64_t *keys, *tkeys;
+	uint32_t *tvals;
+	size_t keys_cap, tkeys_cap, tvals_cap, order_cap;
+	uint32_t *pos;
+	size_t pos_cap;
+	/* what rows were built for */
+	const struct window *cur, *base;
+	uint64_t cur_seq, base_seq;
+	enum metric metric;
+	bool ascending;
+	bool built;
+};
+
+void compare_init(struct compare *c);
+void compare_fini(struct compare *c);
+
+/* Builds the rows of cur against base (both windows of one model), sorted
+ * by the change in metric: one pass over each window (a table by stack
+ * id, no search) and a radix sort, so 100,000 rows take a few ms.  A
+ * no-op when built for the same windows and order already.  STATUS_NOMEM
+ * leaves no rows. */
+enum status compare_build(struct compare *c, const struct window *cur,
+                          const struct window *base, enum metric metric,
+                          bool ascending) MUST_CHECK;
+
+/* What compare_draw draws (all borrowed). */
+struct compare_in {
+	const struct model *m;
+	const struct compare *c; /* built for cur and base */
+	bool marked;             /* base was marked with m */
+	size_t top;              /* first row shown (scrolled) */
+	const char *why;         /* instead of rows: why there is nothing */
+};
+
+/* Lines the compare of in has below its titles (for scrolling). */
+size_t compare_count(const struct compare_in *in);
+
+/* render_body's draw for ctx a struct compare_in.  STATUS_NOMEM. */
+enum status compare_draw(const void *ctx, const struct render_in *rin,
+                         struct screen *s, size_t top, size_t end) MUST_CHECK;
+
+#endif

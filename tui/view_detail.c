@@ -1,0 +1,320 @@
+/* The detail of one row, rendered as a scrolled list of lines. */
+#include "tui/view_detail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode/humanize.h"
+#include "encode/utf8.h"
+#include "model/alloc.h"
+#include "tui/glyph.h"
+#include "tui/line.h"
+
+/* The most kept windows the sparkline draws (the newest ones). */
+#define SPARK_MAX 120
+
+/* Lines besides the frames and the tasks: the stack's title, a gap, the
+ * metrics' title, the five metrics, the means, the sparkline, a gap, the
+ * tasks' title and column titles. */
+#define DETAIL_FIXED (1 + 1 + 1 + METRIC_COUNT + 1 + 1 + 1 + 2)
+
+/* Writes lines in order; only those from skip on, up to the screen's end,
+ * are drawn (the others are counted and dropped). */
+struct out {
+	struct screen *s;
+	size_t row, end;
+	size_t skip;
+	unsigned flags;
+};
+
+/* The next line to draw, or NULL when it is scrolled away or past the
+ * end (then the caller draws nothing). */
+static struct screen_line *next(struct out *o)
+{
+	struct screen_line *l;
+
+	if (o->skip) {
+		o->skip--;
+		return NULL;
+	}
+	if (o->row >= o->end)
+		return NULL;
+	l = &o->s->lines[o->row++];
+	line_reset(l, EL_NORMAL);
+	return l;
+}
+
+static void text_line(struct out *o, enum elem el, const char *text)
+{
+	struct screen_line *l = next(o);
+
+	if (!l)
+		return;
+	line_puts(l, el, " ", 1, o->flags);
+	line_puts(l, el, text, line_room(o->s, l), o->flags);
+}
+
+size_t detail_count(const struct detail_in *in)
+{
+	size_t i, depth = 0;
+
+	if (!in->w || (i = window_find_row(in->w, in->stack)) == SIZE_MAX)
+		return 1;
+	(void)model_stack(in->m, in->stack, &depth);
+	return DETAIL_FIXED + depth + in->w->rows[i].count;
+}
+
+static void frames(struct out *o, const struct detail_in *in)
+{
+	size_t depth = 0;
+	const uint32_t *f = model_stack(in->m, in->stack, &depth);
+	char head[96];
+
+	snprintf(head, sizeof(head),
+	         "Spawn stack, root first (%zu frame%s):", depth,
+	         depth == 1 ? "" : "s");
+	text_line(o, EL_TITLE, head);
+	for (size_t i = 0; i < depth; i++) {
+		struct screen_line *l = next(o);
+		char num[32];
+
+		if (!l)
+			continue;
+		snprintf(num, sizeof(num), "%5zu  ", i + 1);
+		line_puts(l, EL_DIM, num, line_room(o->s, l), o->flags);
+		line_put(l, i + 1 == depth ? EL_KEYCOL : EL_NORMAL,
+		         model_frame(in->m, f[i]), line_room(o->s, l),
+		         o->flags);
+	}
+	text_line(o, EL_NORMAL, "");
+}
+
+static void metrics(struct out *o, const struct detail_in *in,
+                    const struct fold_row *r, struct buf *tmp)
+{
+	const struct window *w = in->w;
+	char v[HUMAN_BUFSZ], pct[HUMAN_BUFSZ], cell[64];
+
+	text_line(o, EL_TITLE, "METRIC             VALUE   SHARE OF WINDOW");
+	for (int i = 0; i < METRIC_COUNT; i++) {
+		enum metric m = (enum metric)i;
+		struct screen_line *l = next(o);
+		enum elem el = m == in->metric ? EL_KEYCOL : EL_NORMAL;
+
+		if (!l)
+			continue;
+		human_metric(v, sizeof(v), m, r->m.v[i]);
+		human_percent(pct, sizeof(pct), r->m.v[i], w->total.v[i]);
+		snprintf(cell, sizeof(cell), " %-12s", metric_name(m));
+		line_puts(l, el, cell, line_room(o->s, l), o->flags);
+		line_right(l, el, v, 12, o->flags);
+		line_right(l, el, pct, 8, o->flags);
+		line_pad(l, EL_NORMAL, l->width + 2);
+		buf_reset(tmp);
+		(void)render_bar(tmp, r->m.v[i], w->total.v[i], 16, o->flags);
+		line_put(l, EL_BAR, buf_view(tmp), line_room(o->s, l),
+		         o->flags);
+	}
+	/* the means per poll: how long a poll ran, how long it waited */
+	{
+		struct screen_line *l = next(o);
+		uint64_t polls = r->m.v[METRIC_POLLS];
+		char b[HUMAN_BUFSZ], q[HUMAN_BUFSZ], line[96];
+
+		if (!l)
+			return;
+		if (polls) {
+			human_duration(b, sizeof(b),
+			               r->m.v[METRIC_BUSY] / polls);
+			human_duration(q, sizeof(q),
+			               r->m.v[METRIC_SCHED] / polls);
+		} else {
+			snprintf(b, sizeof(b), "-");
+			snprintf(q, sizeof(q), "-");
+		}
+		snprintf(line, sizeof(line),
+		         " per poll:  busy %s  scheduled %s", b, q);
+		line_puts(l, EL_NORMAL, line, line_room(o->s, l), o->flags);
+	}
+}
+
+/* The weighting for this stack in each kept window, oldest first, as
+ * eighth-height bars scaled to the largest; a window without the stack
+ * is a space. */
+static void sparkline(struct out *o, const struct detail_in *in)
+{
+	size_t n = model_window_count(in->m), from, cols;
+	uint64_t v[SPARK_MAX], max = 0;
+	bool have[SPARK_MAX];
+	struct screen_line *l = next(o);
+	char head[32], tail[96], hi[HUMAN_BUFSZ];
+
+	if (!l)
+		return;
+	/* the newest windows that fit beside the texts */
+	cols = o->s->cols > 60 ? o->s->cols - 60 : 1;
+	cols = size_min(cols, SPARK_MAX);
+	from = n > cols ? n - cols : 0;
+	for (size_t i = from; i < n; i++) {
+		const struct window *w = model_window(in->m, i);
+		size_t r = w ? window_find_row(w, in->stack) : SIZE_MAX;
+
+		have[i - from] = r != SIZE_MAX;
+		v[i - from] = r != SIZE_MAX ? w->rows[r].m.v[in->metric] : 0;
+		max = v[i - from] > max ? v[i - from] : max;
+	}
+	snprintf(head, sizeof(head), " %-12s", "history");
+	line_puts(l, EL_NORMAL, head, line_room(o->s, l), o->flags);
+	for (size_t i = 0; i < n - from; i++) {
+		unsigned level =
+		    max ? (unsigned)((double)v[i] / (double)max * 7.0 + 0.5)
+		        : 0;
+		line_puts(l, EL_BAR,
+		          have[i] ? glyph((enum glyph)(GLYPH_SPARK_1 + level),
+		                          o->flags)
+		                  : " ",
+		          line_room(o->s, l), o->flags);
+	}
+	human_metric(hi, sizeof(hi), in->metric, max);
+	snprintf(tail, sizeof(tail), "  %s in the last %zu window%s, top %s",
+	         metric_name(in->metric), n - from, n - from == 1 ? "" : "s",
+	         hi);
+	line_puts(l, EL_DIM, tail, line_room(o->s, l), o->flags);
+}
+
+struct keyed {
+	uint64_t v;
+	uint32_t i;
+};
+
+static int by_value_desc(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static int by_value_asc(const void *pa, const void *pb)
+{
+	const struct keyed *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void task_row(struct out *o, const struct detail_in *in,
+                     const struct layout *lay, const struct fold_entry *e)
+{
+	struct screen_line *l = next(o);
+	char v[HUMAN_BUFSZ];
+
+	if (!l)
+		return;
+	for (int i = 0; i < METRIC_COUNT; i++) {
+		enum metric m = (enum metric)i;
+		if (!lay->metric[i])
+			continue;
+		human_metric(v, sizeof(v), m, e->m.v[i]);
+		line_right(l, m == in->metric ? EL_KEYCOL : EL_NORMAL, v,
+		           metric_is_duration(m) ? LAYOUT_DURATION_COLS
+		                                 : LAYOUT_COUNT_COLS,
+		           o->flags);
+	}
+	human_count(v, sizeof(v), e->tasks);
+	line_right(l, EL_NORMAL, v, LAYOUT_TASKS_COLS, o->flags);
+	line_pad(l, EL_NORMAL, l->width + 2);
+	line_put(l, EL_NORMAL, model_name(in->m, e->name), line_room(o->s, l),
+	         o->flags);
+}
+
+static enum status tasks(struct out *o, const struct detail_in *in,
+                         const struct fold_row *r)
+{
+	const struct fold_entry *e = in->w->entries + r->first;
+	struct layout lay;
+	struct keyed *k;
+	struct screen_line *l;
+	char head[128], tn[HUMAN_BUFSZ];
+
+	human_count(tn, sizeof(tn), r->tasks);
+	snprintf(head, sizeof(head),
+	         "Tasks folded into this row: %u name%s, %s task%s, by %s:",
+	         r->count, r->count == 1 ? "" : "s", tn,
+	         r->tasks == 1 ? "" : "s", metric_name(in->metric));
+	text_line(o, EL_TITLE, head);
+	layout_compute(o->s->cols, in->metric, &lay);
+	l = next(o);
+	if (l) {
+		for (int i = 0; i < METRIC_COUNT; i++)
+			if (lay.metric[i])
+				line_right(l, EL_TITLE,
+				           metric_header((enum metric)i),
+				           metric_is_duration((enum metric)i)
+				               ? LAYOUT_DURATION_COLS
+				               : LAYOUT_COUNT_COLS,
+				           o->flags);
+		line_right(l, EL_TITLE, "TASKS", LAYOUT_TASKS_COLS, o->flags);
+		line_puts(l, EL_TITLE, "  NAME", line_room(o->s, l), o->flags);
+	}
+	if (o->row >= o->end)
+		return STATUS_OK;
+	k = mem_calloc(r->count ? r->count : 1, sizeof(*k));
+	if (!k)
+		return STATUS_NOMEM;
+	for (uint32_t i = 0; i < r->count; i++)
+		k[i] = (struct keyed){ .v = e[i].m.v[in->metric], .i = i };
+	qsort(k, r->count, sizeof(*k),
+	      in->ascending ? by_value_asc : by_value_desc);
+	for (uint32_t i = 0; i < r->count && o->row < o->end; i++)
+		task_row(o, in, &lay, &e[k[i].i]);
+	mem_free(k);
+	return STATUS_OK;
+}
+
+enum status detail_draw(const void *ctx, const struct render_in *rin,
+                        struct screen *s, size_t top, size_t end)
+{
+	const struct detail_in *in = ctx;
+	struct out o = { .s = s,
+		         .row = top + 1,
+		         .end = end,
+		         .skip = in->top,
+		         .flags = rin->flags };
+	struct screen_line *t = &s->lines[top];
+	size_t r = in->w ? window_find_row(in->w, in->stack) : SIZE_MAX;
+	struct buf tmp;
+	enum status st;
+
+	line_reset(t, EL_TITLE);
+	line_puts(t, EL_TITLE, " DETAIL", line_room(s, t), rin->flags);
+	line_puts(t, EL_TITLE, glyph(GLYPH_SEP, rin->flags), line_room(s, t),
+	          rin->flags);
+	line_puts(t, EL_TITLE, "Esc back, 1-5 weight, I invert, scroll with ",
+	          line_room(s, t), rin->flags);
+	line_puts(t, EL_TITLE, glyph(GLYPH_ARROW_UP, rin->flags),
+	          line_room(s, t), rin->flags);
+	line_puts(t, EL_TITLE, glyph(GLYPH_ARROW_DOWN, rin->flags),
+	          line_room(s, t), rin->flags);
+	line_pad(t, EL_TITLE, s->cols);
+	if (r == SIZE_MAX) {
+		o.skip = 0;
+		text_line(
+		    &o, EL_DIM,
+		    "this stack is not in the shown window; Esc goes back to the table");
+		return STATUS_OK;
+	}
+	buf_init(&tmp);
+	frames(&o, in);
+	metrics(&o, in, &in->w->rows[r], &tmp);
+	sparkline(&o, in);
+	text_line(&o, EL_NORMAL, "");
+	st = tasks(&o, in, &in->w->rows[r]);
+	if (buf_status(&tmp) != STATUS_OK)
+		st = buf_status(&tmp);
+	buf_fini(&tmp);
+	return st;
+}

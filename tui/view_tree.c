@@ -1,0 +1,438 @@
+/* The prefix tree of a window's stacks, its flattening and drawing. */
+#include "tui/view_tree.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "encode/humanize.h"
+#include "encode/utf8.h"
+#include "model/alloc.h"
+#include "model/sort.h"
+#include "tui/glyph.h"
+#include "tui/line.h"
+
+/* Columns of the value, share and tasks cells before the tree. */
+#define TREE_VALUE_COLS 9
+#define TREE_SHARE_COLS 8
+#define TREE_TASKS_COLS 7
+
+void tree_init(struct tree *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->page = 1;
+}
+
+void tree_fini(struct tree *t)
+{
+	mem_free(t->nodes);
+	mem_free(t->shown);
+	mem_free(t->open);
+	mem_free(t->keys);
+	mem_free(t->tkeys);
+	mem_free(t->vals);
+	mem_free(t->tvals);
+	mem_free(t->stack);
+	tree_init(t);
+}
+
+static uint64_t path_hash(uint64_t parent, uint32_t frame)
+{
+	uint64_t h = (parent ^ ((uint64_t)frame + 1)) * 0x9E3779B97F4A7C15u;
+
+	return h ^ (h >> 29);
+}
+
+/* Where path is, or would go, in the sorted open set. */
+static size_t open_at(const struct tree *t, uint64_t path)
+{
+	size_t lo = 0, hi = t->nopen;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->open[mid] < path)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool is_open(const struct tree *t, uint64_t path)
+{
+	size_t i = open_at(t, path);
+
+	return i < t->nopen && t->open[i] == path;
+}
+
+/* Remembers (open) or forgets a path as expanded; past TREE_EXPANDED_MAX
+ * the node is expanded for this window only. */
+static void set_open(struct tree *t, uint64_t path, bool open)
+{
+	size_t i;
+
+	if (open && t->nopen >= TREE_EXPANDED_MAX)
+		return;
+	i = open_at(t, path);
+	if (!open) {
+		if (i < t->nopen && t->open[i] == path) {
+			memmove(t->open + i, t->open + i + 1,
+			        (t->nopen - i - 1) * sizeof(*t->open));
+			t->nopen--;
+		}
+		return;
+	}
+	if ((i < t->nopen && t->open[i] == path) ||
+	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
+		return;
+	memmove(t->open + i + 1, t->open + i,
+	        (t->nopen - i) * sizeof(*t->open));
+	t->open[i] = path;
+	t->nopen++;
+}
+
+static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
+{
+	struct tree_node *p, *n;
+	uint32_t id;
+
+	if (t->n >= UINT32_MAX - 1 ||
+	    mem_grow(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes)))
+		return TREE_NONE;
+	id = (uint32_t)t->n++;
+	n = &t->nodes[id];
+	*n = (struct tree_node){ .frame = frame,
+		                 .parent = parent,
+		                 .first_child = TREE_NONE,
+		                 .last_child = TREE_NONE,
+		                 .next_sibling = TREE_NONE };
+	if (parent == TREE_NONE) {
+		n->expanded = true;
+		return id;
+	}
+	p = &t->nodes[parent];
+	n->depth = p->depth + 1;
+	n->path = path_hash(p->path, frame);
+	n->expanded = t->nopen && is_open(t, n->path);
+	if (p->last_child == TREE_NONE)
+		p->first_child = id;
+	else
+		t->nodes[p->last_child].next_sibling = id;
+	p->last_child = id;
+	p->nchild++;
+	return id;
+}
+
+static void add_to(struct tree_node *n, const struct fold_row *r)
+{
+	for (int i = 0; i < METRIC_COUNT; i++)
+		n->m.v[i] += r->m.v[i];
+	n->tasks += r->tasks;
+}
+
+uint64_t tree_path(const uint32_t *frames, size_t n)
+{
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < n; i++)
+		h = path_hash(h, frames[i]);
+	return h;
+}
+
+/* The root only: its sums are the window's, its callees come later. */
+static enum status build(struct tree *t, const struct window *w)
+{
+	struct tree_node *root;
+
+	t->n = 0;
+	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
+		return STATUS_NOMEM;
+	root = &t->nodes[0];
+	root->r1 = (uint32_t)w->nrows;
+	root->kids = w->nrows > 0;
+	root->m = w->total;
+	root->tasks = w->tasks;
+	return STATUS_OK;
+}
+
+enum status tree_children(struct tree *t, uint32_t node)
+{
+	const struct window *w = t->w;
+	uint32_t depth = t->nodes[node].depth, cur = TREE_NONE;
+
+	if (t->nodes[node].built || !w)
+		return STATUS_OK;
+	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
+		size_t d = 0;
+		const uint32_t *f = model_stack(t->m, w->rows[r].stack, &d);
+		struct tree_node *c;
+
+		/* a stack that ends here: its figures are the node's own */
+		if (d <= depth)
+			continue;
+		if (cur == TREE_NONE || t->nodes[cur].frame != f[depth]) {
+			cur = new_node(t, node, f[depth]);
+			if (cur == TREE_NONE)
+				return STATUS_NOMEM;
+			t->nodes[cur].r0 = r;
+		}
+		c = &t->nodes[cur];
+		c->r1 = r + 1;
+		c->kids |= d > depth + 1;
+		add_to(c, &w->rows[r]);
+	}
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+/* Pushes the children of node, sorted, on the DFS stack (*sp entries),
+ * the first to show on top. */
+static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
+{
+	const struct tree_node *n;
+	size_t k = 0;
+
+	if (tree_children(t, node) != STATUS_OK)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
+	if (mem_grow(&t->keys, &t->keys_cap, n->nchild, sizeof(*t->keys)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, n->nchild, sizeof(*t->tkeys)) ||
+	    mem_grow(&t->vals, &t->vals_cap, n->nchild, sizeof(*t->vals)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, n->nchild, sizeof(*t->tvals)) ||
+	    mem_grow(&t->stack, &t->stack_cap, *sp + n->nchild,
+	             sizeof(*t->stack)))
+		return STATUS_NOMEM;
+	for (uint32_t c = n->first_child; c != TREE_NONE;
+	     c = t->nodes[c].next_sibling, k++) {
+		uint64_t v = t->nodes[c].m.v[t->metric];
+		/* pushed in reverse: the first shown sorts last */
+		t->keys[k] = t->ascending ? ~v : v;
+		t->vals[k] = c;
+	}
+	sort_radix(t->keys, t->vals, t->tkeys, t->tvals, k);
+	for (size_t i = 0; i < k; i++)
+		t->stack[(*sp)++] = t->vals[i];
+	return STATUS_OK;
+}
+
+static void scroll(struct tree *t)
+{
+	if (t->sel < t->top)
+		t->top = t->sel;
+	if (t->page && t->sel >= t->top + t->page)
+		t->top = t->sel - t->page + 1;
+	if (t->top && t->top + t->page > t->nshown)
+		t->top = t->nshown > t->page ? t->nshown - t->page : 0;
+}
+
+static enum status flatten(struct tree *t)
+{
+	size_t sp = 0;
+	enum status st = push_children(t, 0, &sp);
+
+	t->nshown = 0;
+	while (st == STATUS_OK && sp) {
+		uint32_t id = t->stack[--sp];
+
+		if (mem_grow(&t->shown, &t->shown_cap, t->nshown + 1,
+		             sizeof(*t->shown)))
+			return STATUS_NOMEM;
+		t->shown[t->nshown++] = id;
+		if (t->nodes[id].expanded && t->nodes[id].kids)
+			st = push_children(t, id, &sp);
+	}
+	if (st != STATUS_OK) {
+		t->nshown = 0;
+		return st;
+	}
+	/* the selection stays on its path, else on its position */
+	for (size_t i = 0; i < t->nshown; i++)
+		if (t->nodes[t->shown[i]].path == t->sel_path) {
+			t->sel = i;
+			break;
+		}
+	if (t->sel >= t->nshown)
+		t->sel = t->nshown ? t->nshown - 1 : 0;
+	if (t->nshown)
+		t->sel_path = t->nodes[t->shown[t->sel]].path;
+	scroll(t);
+	t->flat = true;
+	return STATUS_OK;
+}
+
+enum status tree_sync(struct tree *t, const struct model *m,
+                      const struct window *w)
+{
+	enum status st;
+
+	if (t->w == w && t->seq == w->seq)
+		return STATUS_OK;
+	t->w = NULL;
+	t->flat = false;
+	st = build(t, w);
+	if (st != STATUS_OK) {
+		t->n = t->nshown = 0;
+		return st;
+	}
+	t->m = m;
+	t->w = w;
+	t->seq = w->seq;
+	return STATUS_OK;
+}
+
+enum status tree_update(struct tree *t, const struct model *m,
+                        const struct window *w, enum metric metric,
+                        bool ascending)
+{
+	enum status st = tree_sync(t, m, w);
+
+	if (st != STATUS_OK)
+		return st;
+	if (t->flat && t->metric == metric && t->ascending == ascending)
+		return STATUS_OK;
+	t->metric = metric;
+	t->ascending = ascending;
+	return flatten(t);
+}
+
+void tree_move(struct tree *t, long delta)
+{
+	if (!t->nshown)
+		return;
+	if (delta < 0)
+		t->sel = (size_t)-delta > t->sel ? 0 : t->sel - (size_t)-delta;
+	else
+		t->sel = (size_t)delta >= t->nshown - t->sel
+		             ? t->nshown - 1
+		             : t->sel + (size_t)delta;
+	t->sel_path = t->nodes[t->shown[t->sel]].path;
+	scroll(t);
+}
+
+void tree_expand(struct tree *t, bool all)
+{
+	size_t sp = 0;
+
+	if (!t->nshown)
+		return;
+	if (mem_grow(&t->stack, &t->stack_cap, 1, sizeof(*t->stack)))
+		return;
+	t->stack[sp++] = t->shown[t->sel];
+	while (sp) {
+		uint32_t id = t->stack[--sp];
+
+		if (t->nodes[id].kids) {
+			t->nodes[id].expanded = true;
+			set_open(t, t->nodes[id].path, true);
+		}
+		if (!all || !t->nodes[id].kids ||
+		    tree_children(t, id) != STATUS_OK ||
+		    mem_grow(&t->stack, &t->stack_cap, sp + t->nodes[id].nchild,
+		             sizeof(*t->stack)))
+			continue;
+		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
+		     c = t->nodes[c].next_sibling)
+			t->stack[sp++] = c;
+	}
+	t->flat = false;
+}
+
+void tree_collapse(struct tree *t)
+{
+	struct tree_node *n;
+
+	if (!t->nshown)
+		return;
+	n = &t->nodes[t->shown[t->sel]];
+	if (n->expanded && n->kids) {
+		n->expanded = false;
+		set_open(t, n->path, false);
+		t->flat = false;
+		return;
+	}
+	if (n->parent != TREE_NONE && n->parent != 0)
+		t->sel_path = t->nodes[n->parent].path;
+	t->flat = false;
+}
+
+static void titles(const struct render_in *rin, const struct tree *t,
+                   struct screen *s, size_t top)
+{
+	struct screen_line *l = &s->lines[top];
+	char h[160];
+
+	line_reset(l, EL_TITLE);
+	snprintf(h, sizeof(h),
+	         " TREE %s%s+ %s expand, - %s collapse, * all below, Esc back",
+	         metric_name(t->metric), glyph(GLYPH_SEP, rin->flags),
+	         glyph(GLYPH_ARROW_RIGHT, rin->flags),
+	         glyph(GLYPH_ARROW_LEFT, rin->flags));
+	line_puts(l, EL_TITLE, h, line_room(s, l), rin->flags);
+	line_pad(l, EL_TITLE, s->cols);
+}
+
+static void node_line(const struct tree_in *in, const struct render_in *rin,
+                      struct screen *s, struct screen_line *l, uint32_t id,
+                      bool selected)
+{
+	const struct tree *t = in->t;
+	const struct tree_node *n = &t->nodes[id];
+	size_t fixed = TREE_VALUE_COLS + TREE_SHARE_COLS + TREE_TASKS_COLS + 2;
+	size_t avail = s->cols > fixed ? s->cols - fixed : 0;
+	/* indent two columns a level up to a third of the room; deeper
+	 * levels say their depth instead */
+	size_t levels = avail / 3 / 2, d = n->depth - 1;
+	char v[HUMAN_BUFSZ];
+
+	line_reset(l, selected ? EL_SELECTED : EL_NORMAL);
+	human_metric(v, sizeof(v), t->metric, n->m.v[t->metric]);
+	line_right(l, EL_KEYCOL, v, TREE_VALUE_COLS, rin->flags);
+	human_percent(v, sizeof(v), n->m.v[t->metric],
+	              in->w->total.v[t->metric]);
+	line_right(l, l->base, v, TREE_SHARE_COLS, rin->flags);
+	human_count(v, sizeof(v), n->tasks);
+	line_right(l, l->base, v, TREE_TASKS_COLS, rin->flags);
+	line_pad(l, l->base, l->width + 2 + 2 * size_min(d, levels));
+	if (d > levels) {
+		char deep[24];
+
+		snprintf(deep, sizeof(deep), "%zu:", d + 1);
+		line_puts(l, EL_DIM, deep, line_room(s, l), rin->flags);
+	}
+	line_puts(l, EL_DIM,
+	          !n->kids      ? " "
+	          : n->expanded ? glyph(GLYPH_TREE_OPEN, rin->flags)
+	                        : glyph(GLYPH_TREE_CLOSED, rin->flags),
+	          line_room(s, l), rin->flags);
+	line_puts(l, l->base, " ", line_room(s, l), rin->flags);
+	line_put(l, l->base, model_frame(in->m, n->frame), line_room(s, l),
+	         rin->flags);
+	line_pad(l, l->base, s->cols);
+}
+
+enum status tree_draw(const void *ctx, const struct render_in *rin,
+                      struct screen *s, size_t top, size_t end)
+{
+	const struct tree_in *in = ctx;
+	const struct tree *t = in->t;
+	struct screen_line *l;
+
+	titles(rin, t, s, top);
+	if (top + 1 >= end)
+		return STATUS_OK;
+	l = &s->lines[top + 1];
+	line_reset(l, EL_TITLE);
+	line_right(l, EL_TITLE, metric_header(t->metric), TREE_VALUE_COLS,
+	           rin->flags);
+	line_right(l, EL_TITLE, "SHARE", TREE_SHARE_COLS, rin->flags);
+	line_right(l, EL_TITLE, "TASKS", TREE_TASKS_COLS, rin->flags);
+	line_puts(l, EL_TITLE, "  FRAMES (root first)", line_room(s, l),
+	          rin->flags);
+	line_pad(l, EL_TITLE, s->cols);
+	for (size_t r = top + 2, i = t->top; r < end && i < t->nshown;
+	     r++, i++) {
+		node_line(in, rin, s, &s->lines[r], t->shown[i], i == t->sel);
+		if (i == t->sel)
+			s->cursor_row = r;
+	}
+	return STATUS_OK;
+}

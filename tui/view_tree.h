@@ -1,0 +1,104 @@
+/* Tree (t): the folded stacks of the shown window as a prefix tree of
+ * frames, root first, each node with the sums of its subtree, siblings
+ * sorted by the weighting; + - * (or the arrows) expand and collapse.
+ * Built lazily: a frame's callees come from one scan of its range of the
+ * window's rows, which the model keeps in stack text order, so stacks
+ * sharing a prefix are neighbours (no hashing), and only when the frame
+ * is first expanded or drawn.  Expansion and the selection are kept by
+ * path across windows. */
+#ifndef ASYNCTOP_TUI_VIEW_TREE_H
+#define ASYNCTOP_TUI_VIEW_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/metric.h"
+#include "model/model.h"
+#include "model/status.h"
+#include "tui/render.h"
+
+#define TREE_NONE UINT32_MAX
+/* The most expanded paths remembered across windows. */
+#define TREE_EXPANDED_MAX 4096
+
+struct tree_node {
+	uint32_t frame;  /* TREE_NONE for the root */
+	uint32_t parent; /* TREE_NONE for the root */
+	uint32_t first_child, last_child, next_sibling;
+	uint32_t nchild; /* once built */
+	uint32_t depth;  /* 0 the root, 1 a top frame */
+	uint32_t r0, r1; /* the window's rows under it */
+	bool kids;       /* it has callees (known before they are built) */
+	bool built;      /* its callees are nodes */
+	bool expanded;
+	uint64_t path; /* hash of the frames from the root */
+	uint64_t tasks;
+	struct metrics m;
+};
+
+struct tree {
+	struct tree_node *nodes; /* nodes[0] is the root */
+	size_t n, cap;
+	uint32_t *shown; /* visible nodes in display order */
+	size_t nshown, shown_cap;
+	size_t sel, top, page;
+	/* what it was built and flattened for */
+	const struct model *m;
+	const struct window *w;
+	uint64_t seq;
+	enum metric metric;
+	bool ascending;
+	bool flat; /* shown is up to date */
+	/* the paths expanded, sorted, and the selected one */
+	uint64_t *open;
+	size_t nopen, open_cap;
+	uint64_t sel_path;
+	/* private scratch of the sorts */
+	uint64_t *keys, *tkeys;
+	uint32_t *vals, *tvals;
+	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
+	uint32_t *stack;
+	size_t stack_cap;
+};
+
+void tree_init(struct tree *t);
+void tree_fini(struct tree *t);
+
+/* Brings t up to date for w (of m) weighted by metric: built again for a
+ * new window (expansion and selection kept by path), flattened again when
+ * the order or an expansion changed.  STATUS_NOMEM leaves it empty. */
+enum status tree_update(struct tree *t, const struct model *m,
+                        const struct window *w, enum metric metric,
+                        bool ascending) MUST_CHECK;
+
+/* Builds t for w (of m) when it was built for another window, without
+ * flattening it (what the flame needs).  STATUS_NOMEM leaves it empty. */
+enum status tree_sync(struct tree *t, const struct model *m,
+                      const struct window *w) MUST_CHECK;
+
+/* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
+enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
+
+/* The path of frames[0 .. n) from the root, as nodes' path. */
+uint64_t tree_path(const uint32_t *frames, size_t n);
+
+/* Moves the selection by delta (clamped) and scrolls to keep it shown. */
+void tree_move(struct tree *t, long delta);
+/* Expands the selected node (all below it with all); collapses it, or,
+ * when it is collapsed already, selects its parent. */
+void tree_expand(struct tree *t, bool all);
+void tree_collapse(struct tree *t);
+
+/* What tree_draw draws (borrowed). */
+struct tree_in {
+	const struct model *m;
+	const struct tree *t;
+	const struct window *w;
+};
+
+/* render_body's draw for ctx a struct tree_in.  STATUS_NOMEM. */
+enum status tree_draw(const void *ctx, const struct render_in *rin,
+                      struct screen *s, size_t top, size_t end) MUST_CHECK;
+
+#endif
