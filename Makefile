@@ -199,7 +199,8 @@ $(PPROFCHECK): tests/pprofcheck/main.go
 # The main job: the live viewer attached to the bundled demo shop, started
 # with the agent injected (q quits).  Without a terminal, three windows of it
 # as a text report instead.
-DEMO := adapters/asyncio/demo/shop.py
+# By absolute path, so that a check can tell this checkout's demo from another's.
+DEMO := $(abspath adapters/asyncio/demo/shop.py)
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)if [ -t 0 ] && [ -t 1 ]; then \
