@@ -52,9 +52,14 @@ endif
 # ---- sources ---------------------------------------------------------------
 MODEL_SRC  := $(sort $(wildcard model/*.c))
 ENCODE_SRC := $(sort $(wildcard encode/*.c))
-ADAPT_SRC  := $(sort $(wildcard adapters/*.c))
+# The tokio adapter links gRPC, so it stays out of libasynctop.a: the stock
+# binary and the tests link its objects, an embedder's link line never does.
+TOKIO_SRC  := $(sort $(wildcard adapters/tokio*.c))
+ADAPT_SRC  := $(filter-out $(TOKIO_SRC),$(sort $(wildcard adapters/*.c)))
 TUI_SRC    := $(filter-out tui/main.c,$(sort $(wildcard tui/*.c)))
 PROTO_GEN  := $(O)/encode/profile.pb-c.c
+TOKIO_PROTO := $(sort $(wildcard adapters/tokio/*.proto))
+TOKIO_GEN  := $(TOKIO_PROTO:%.proto=$(O)/%.pb-c.c)
 TEST_SRC   := $(sort $(wildcard tests/*.c))
 TEST_SUITES := $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRC)))
 
@@ -62,6 +67,8 @@ MODEL_OBJ  := $(MODEL_SRC:%.c=$(O)/%.o)
 ENCODE_OBJ := $(ENCODE_SRC:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(O)/%.o)
 ADAPT_OBJ  := $(ADAPT_SRC:%.c=$(O)/%.o)
+TOKIO_OBJ  := $(TOKIO_SRC:%.c=$(O)/%.o) $(TOKIO_GEN:.c=.o)
+TOKIO_PKGS := grpc libprotobuf-c
 TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
 LIBMODEL  := $(O)/libmodel.a
@@ -125,6 +132,23 @@ $(O)/adapters/%.o: adapters/%.c $(O)/.flags
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
+# The tokio adapter: the only objects that see gRPC's flags.
+$(O)/adapters/tokio%.o: adapters/tokio%.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TOKIO_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+$(O)/adapters/tokio/%.pb-c.c $(O)/adapters/tokio/%.pb-c.h: adapters/tokio/%.proto $(TOKIO_PROTO)
+	$(call msg,PROTOC,$<)
+	@mkdir -p $(O)
+	$(Q)$(PROTOC_C) --proto_path=. --c_out=$(O) $<
+
+.SECONDARY: $(TOKIO_GEN) $(TOKIO_GEN:.c=.h)
+
+$(O)/adapters/tokio/%.pb-c.o: $(O)/adapters/tokio/%.pb-c.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,libprotobuf-c) $(CFLAGS_ALL) -Wno-cast-qual -c $< -o $@
+
 # No ncursesw cflags: Debian's add -D_XOPEN_SOURCE=600 against our 700, and
 # its header needs none.
 $(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
@@ -140,9 +164,9 @@ $(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(O)/tui/main.o $(LIBASYNCTOP)
+$(BIN): $(O)/tui/main.o $(TOKIO_OBJ) $(LIBASYNCTOP)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS) $(TOKIO_PKGS))
 
 # Rewritten only when PREFIX changes, so the .pc file follows it.
 $(O)/.prefix: FORCE
@@ -158,12 +182,15 @@ $(O)/asynctop.pc: Makefile $(O)/.prefix
 		'Libs: -L$${libdir} -lasynctop $(call pc_libs,$(LIB_PKGS)) -pthread' \
 		'Cflags: -I$${includedir}' > $@
 
-$(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN)
+$(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN) $(TOKIO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TEST_PKGS) $(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
 $(O)/tests/check_main.o: $(O)/tests/suites.inc
+
+# protobuf-c's messages hold `char *` for strings the builder only reads.
+$(O)/tests/tokio_build.o: CFLAGS_ALL += -Wno-cast-qual
 
 # The runner's suite list comes from the file names: tests/test_X.c
 # defines `Suite *suite_X(void)`.
@@ -181,9 +208,9 @@ $(LIBENCODE): $(ENCODE_OBJ)
 
 # ---- tests -----------------------------------------------------------------
 TEST_LIBS := $(if $(ADAPT_SRC)$(TUI_SRC),$(LIBASYNCTOP),$(LIBENCODE) $(LIBMODEL))
-$(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TEST_LIBS)
+$(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TOKIO_OBJ) $(TEST_LIBS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(LIB_PKGS))
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(LIB_PKGS) $(TOKIO_PKGS))
 
 # The pprof checker and the Go baseline build offline against Debian's
 # golang-github-google-pprof-dev, in GOPATH mode (docs/testing.md).
