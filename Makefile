@@ -191,6 +191,18 @@ $(O)/tests/check_main.o: $(O)/tests/suites.inc
 
 # protobuf-c's messages hold `char *` for strings the builder only reads.
 $(O)/tests/tokio_build.o: CFLAGS_ALL += -Wno-cast-qual
+$(O)/tests/tokio_sim.o: CFLAGS_ALL += $(call pc_cflags,grpc)
+
+# The console-api simulator as a program (demo-tokio, trying asynctop).
+TOKIO_SIM := $(O)/tests/tokio-sim
+$(O)/tests/tokio_sim/main.o: tests/tokio_sim/main.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(O)/tests/tokio_sim.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TOKIO_PKGS))
 
 # The runner's suite list comes from the file names: tests/test_X.c
 # defines `Suite *suite_X(void)`.

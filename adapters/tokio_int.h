@@ -132,4 +132,47 @@ void tokio_stats_at(const struct tokio_stats *st, int64_t now,
 size_t tokio_location(char *dst, size_t size, struct strview file,
                       bool has_line, uint32_t line, bool has_col, uint32_t col);
 
+/* ---- endpoints and the launch hook (tokio.c) ----------------------------- */
+
+/* The gRPC target for an endpoint as an operator writes it: `host:port`
+ * and `http://host:port` give `host:port`, `unix:/path` stays, and
+ * `file://localhost/path` or `file:///path` give `unix:/path`.
+ * STATUS_INVAL with a one-line reason in err (https, no port, a bad port,
+ * control characters, too long). */
+enum status tokio_endpoint(const char *ep, char *target, size_t size, char *err,
+                           size_t errsz) MUST_CHECK;
+
+/* ---- the stream (tokio_grpc.c, the only file that sees gRPC) ------------ */
+
+struct tokio_stream;
+
+/* How a stream ended or failed, for the operator. */
+struct tokio_stream_error {
+	enum status st;
+	char detail[400];
+};
+
+/* Opens one channel to target (a gRPC target: "host:port", "unix:/path")
+ * and starts WatchUpdates on it, with a receive limit of max_recv bytes and
+ * connect_ns as the connect timeout.  Starts the gRPC library for this
+ * stream.  Does not block on the network; STATUS_NOMEM or STATUS_IO with
+ * e filled. */
+enum status tokio_stream_open(const char *target, size_t max_recv,
+                              uint64_t connect_ns, struct tokio_stream **out,
+                              struct tokio_stream_error *e) MUST_CHECK;
+
+/* Waits until deadline_ns (CLOCK_MONOTONIC) for the next message:
+ * STATUS_OK with *p and *n set (borrowed until the next call or close);
+ * STATUS_AGAIN at the deadline; otherwise the stream is over and e says
+ * why: STATUS_EOF (the server ended it), STATUS_UNREACHABLE (nothing
+ * listens, or not a console-subscriber), STATUS_TOO_LARGE (over
+ * max_recv, sizes named), STATUS_TIMEOUT; every later call says the same. */
+enum status tokio_stream_next(struct tokio_stream *s, uint64_t deadline_ns,
+                              const uint8_t **p, size_t *n,
+                              struct tokio_stream_error *e) MUST_CHECK;
+
+/* Cancels the call, drains it, and frees everything (the gRPC library
+ * too, once no stream uses it).  Returns within a few ms; NULL is a no-op. */
+void tokio_stream_close(struct tokio_stream *s);
+
 #endif
