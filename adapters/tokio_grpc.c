@@ -194,6 +194,11 @@ static void ended(struct tokio_stream *s)
 		    "an Update is over asynctop's limit of %zu bytes (%.200s)",
 		    s->max_recv, why);
 		break;
+	case GRPC_STATUS_UNAVAILABLE:
+		e->st = STATUS_UNREACHABLE;
+		snprintf(e->detail, sizeof(e->detail),
+		         "no console-subscriber answers (%.300s)", why);
+		break;
 	case GRPC_STATUS_DEADLINE_EXCEEDED:
 		e->st = STATUS_TIMEOUT;
 		snprintf(e->detail, sizeof(e->detail), "%.300s", why);

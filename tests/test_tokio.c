@@ -326,6 +326,51 @@ START_TEST(tokio_location_shortening)
 }
 END_TEST
 
+START_TEST(tokio_endpoints)
+{
+	static const struct {
+		const char *in, *out;
+	} good[] = {
+		{ "127.0.0.1:6669", "127.0.0.1:6669" },
+		{ "http://127.0.0.1:6669", "127.0.0.1:6669" },
+		{ "http://localhost:7000/", "localhost:7000" },
+		{ "[::1]:6669", "[::1]:6669" },
+		{ "unix:/run/app/console.sock", "unix:/run/app/console.sock" },
+		{ "file://localhost/run/app.sock", "unix:/run/app.sock" },
+		{ "file:///run/app.sock", "unix:/run/app.sock" },
+	};
+	static const struct {
+		const char *in, *why;
+	} bad[] = {
+		{ "https://127.0.0.1:6669", "plaintext" },
+		{ "127.0.0.1", "no port" },
+		{ "http://host:99999", "not a port" },
+		{ "host:6669x", "not a port" },
+		{ "host:", "not a port" },
+		{ "unix:", "without a socket path" },
+		{ "file://elsewhere/x", "file://localhost/PATH" },
+		{ "a\x1b[31m:1", "control character" },
+		{ "", "endpoint of 0 bytes" },
+	};
+	char t[256], err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ck_assert_int_eq(
+		    tokio_endpoint(good[i].in, t, sizeof(t), err, sizeof(err)),
+		    STATUS_OK);
+		ck_assert_str_eq(t, good[i].out);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(
+		    tokio_endpoint(bad[i].in, t, sizeof(t), err, sizeof(err)),
+		    STATUS_INVAL);
+		ck_assert_msg(strstr(err, bad[i].why), "%s: %s", bad[i].in,
+		              err);
+	}
+}
+END_TEST
+
 Suite *suite_tokio(void);
 Suite *suite_tokio(void)
 {
@@ -339,6 +384,7 @@ Suite *suite_tokio(void)
 	tcase_add_test(tc, tokio_rejects_non_updates);
 	tcase_add_test(tc, tokio_hostile_times);
 	tcase_add_test(tc, tokio_location_shortening);
+	tcase_add_test(tc, tokio_endpoints);
 	suite_add_tcase(s, tc);
 	return s;
 }

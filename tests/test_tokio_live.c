@@ -176,7 +176,7 @@ static const char basic[] =
 
 START_TEST(tokio_live_windows_match_truth)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct sum x = { .name = "worker" };
 	struct sample_sink sink = { .sample = add_named, .ctx = &x };
 	int i;
@@ -211,7 +211,7 @@ END_TEST
 /* Span ids given again once their task completed: each is its own task. */
 START_TEST(tokio_live_span_reuse)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	int i;
 
 	live_start(&l,
@@ -233,7 +233,7 @@ END_TEST
  * exact, and scheduled never exceeds the truth. */
 START_TEST(tokio_live_old_subscriber)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 	struct sum x = { .name = "w" };
 	struct sample_sink sink = { .sample = add_named, .ctx = &x };
@@ -267,7 +267,7 @@ END_TEST
  * reconnects for window 3, which again matches the truth. */
 START_TEST(tokio_live_stream_dropped_mid_window)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 
 	live_start(&l,
@@ -293,7 +293,7 @@ END_TEST
 /* Bytes that are not an Update cut the window short with that reason. */
 START_TEST(tokio_live_junk)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 
 	live_start(&l,
@@ -317,7 +317,7 @@ END_TEST
  * then windows again once Updates resume. */
 START_TEST(tokio_live_stall)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 
 	live_start(&l,
@@ -346,7 +346,7 @@ END_TEST
 static void expect_error(const char *text, const char *ep, enum status st,
                          const char *detail, const char *remedy)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 
 	if (text) {
@@ -428,7 +428,7 @@ static uint64_t mono(void)
 /* A stop inside a long window returns promptly with a partial window. */
 START_TEST(tokio_live_stop)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 	uint64_t t0, took;
 
@@ -466,7 +466,7 @@ END_TEST
  * window. */
 START_TEST(tokio_live_100k_tasks)
 {
-	struct live l;
+	struct live l = { .sim = NULL };
 	struct worker_msg *m;
 
 	live_start(

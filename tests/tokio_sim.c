@@ -431,11 +431,13 @@ static struct tb_task describe(const struct stask *t, char *loc, size_t size,
 		.name = t->f->named ? t->f->name : "",
 		.task_id = t->id,
 	};
-	char *c1, *c2;
+	char *c2;
 
 	snprintf(loc, size, "%s", t->f->loc);
 	c2 = strrchr(loc, ':');
 	if (c2) {
+		char *c1;
+
 		*c2 = '\0';
 		c1 = strrchr(loc, ':');
 		if (c1) {
@@ -701,7 +703,7 @@ static void *serve(void *arg)
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
 	arm(s);
 	for (;;) {
-		uint64_t now = wall_ns(), due;
+		uint64_t now = wall_ns();
 		gpr_timespec dl;
 		grpc_event ev;
 		struct tagbox *t;
@@ -721,8 +723,7 @@ static void *serve(void *arg)
 		if (stopping && shut && !busy && !s->new_out && !s->gen_out)
 			break;
 		if (s->started && !stopping) {
-			due = s->wall0 + s->next_tick;
-			if (now >= due) {
+			if (now >= s->wall0 + s->next_tick) {
 				pthread_mutex_lock(&s->mu);
 				s->offset = s->next_tick;
 				pthread_mutex_unlock(&s->mu);
@@ -790,7 +791,7 @@ struct sim *sim_start(const struct sim_scenario *sc, const char *bind,
 	grpc_arg a = { .type = GRPC_ARG_INTEGER,
 		       .key = k_reuse,
 		       .value.integer = 0 };
-	grpc_channel_args args = { .num_args = 1, .args = &a };
+	grpc_channel_args args;
 	grpc_server_credentials *cr;
 	struct sim *s = calloc(1, sizeof(*s));
 
@@ -798,6 +799,8 @@ struct sim *sim_start(const struct sim_scenario *sc, const char *bind,
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
+	args.num_args = 1;
+	args.args = &a;
 	s->sc = *sc;
 	if (!tasks_build(s)) {
 		free(s);
