@@ -82,7 +82,7 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps demo check bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo demo-tokio check bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
@@ -90,6 +90,7 @@ all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) 
 help:
 	@echo 'make            build (never installs packages)'
 	@echo 'make demo       the live viewer on the bundled asyncio demo (text without a terminal)'
+	@echo 'make demo-tokio the live viewer on the console-api simulator (text without a terminal)'
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
@@ -245,6 +246,12 @@ demo: deps
 	else \
 		$(BIN) record -w 2 -n 3 -f text -o - -- python3 $(DEMO); \
 	fi
+
+# The viewer reading tokio's console-api from the simulator, whose families
+# each lead a different weighting.
+demo-tokio: deps
+	$(Q)$(MAKE) --no-print-directory all $(TOKIO_SIM)
+	$(Q)sh tests/tokio_sim/demo.sh $(BIN) $(TOKIO_SIM) tests/data/tokio/demo.scn
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-run

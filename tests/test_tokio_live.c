@@ -17,6 +17,7 @@
 #include "adapters/tokio.h"
 #include "adapters/worker.h"
 #include "tests/tokio_sim.h"
+#include "tests/util.h"
 
 #define SEC  ((uint64_t)1000000000u)
 #define MSEC ((uint64_t)1000000u)
@@ -521,6 +522,60 @@ START_TEST(tokio_launch_hook)
 }
 END_TEST
 
+/* The demo's scenario: each weighting has a different family in the lead,
+ * the one the scenario says. */
+START_TEST(tokio_live_demo_leaders)
+{
+	static const char *const lead[METRIC_COUNT] = {
+		[METRIC_IDLE] = "session", [METRIC_BUSY] = "compress",
+		[METRIC_SCHED] = "fanout", [METRIC_POLLS] = "ticker",
+		[METRIC_WAKES] = "watch",
+	};
+	const char *data = getenv("ASYNCTOP_TESTDATA");
+	char path[4096], text[16384];
+	struct sum x[SIM_MAX_FAMILIES];
+	struct worker_msg *m;
+	struct live l = { .sim = NULL };
+	size_t f, n;
+	FILE *in;
+	int k;
+
+	if (!data) {
+		tu_skip("tokio_live_demo_leaders",
+		        "ASYNCTOP_TESTDATA is not set");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/tokio/demo.scn", data);
+	in = fopen(path, "r");
+	ck_assert_ptr_nonnull(in);
+	n = fread(text, 1, sizeof(text) - 1, in);
+	fclose(in);
+	text[n] = '\0';
+	live_start(&l, text, SEC, 2);
+	worker_msg_free(next_window(l.w)); /* the first: spawns ramp up */
+	m = next_window(l.w);
+	for (f = 0; f < l.sc.nfam; f++) {
+		struct sample_sink sink = { .sample = add_named, .ctx = &x[f] };
+
+		memset(&x[f], 0, sizeof(x[f]));
+		x[f].name = l.sc.fam[f].name;
+		ck_assert_int_eq(worker_msg_feed(m, &sink), STATUS_OK);
+	}
+	for (k = 0; k < METRIC_COUNT; k++) {
+		size_t best = 0;
+
+		for (f = 1; f < l.sc.nfam; f++)
+			if (x[f].m.v[k] > x[best].m.v[k])
+				best = f;
+		ck_assert_msg(strcmp(x[best].name, lead[k]) == 0,
+		              "%s is led by %s, not %s", metric_name(k),
+		              x[best].name, lead[k]);
+	}
+	worker_msg_free(m);
+	live_end(&l);
+}
+END_TEST
+
 Suite *suite_tokio_live(void);
 Suite *suite_tokio_live(void)
 {
@@ -539,6 +594,7 @@ Suite *suite_tokio_live(void)
 	tcase_add_test(tc, tokio_live_stop);
 	tcase_add_test(tc, tokio_live_100k_tasks);
 	tcase_add_test(tc, tokio_launch_hook);
+	tcase_add_test(tc, tokio_live_demo_leaders);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -82,6 +82,8 @@ static bool family(char **tok, size_t n, struct sim_family *f, char *err,
 			ok = duration(v, &f->stagger);
 		else if (strcmp(tok[i], "polls") == 0)
 			f->polls = strtoull(v, NULL, 10);
+		else if (strcmp(tok[i], "wakes") == 0)
+			f->wakes = strtoull(v, NULL, 10);
 		else if (strcmp(tok[i], "kind") == 0)
 			snprintf(f->kind, sizeof(f->kind), "%s", v);
 		else if (strcmp(tok[i], "loc") == 0)
@@ -232,7 +234,8 @@ static void truth_at(const struct sim_family *f, size_t i, uint64_t t,
 	m->v[METRIC_POLLS] = k + 1;
 	/* the wake that ends the idle part: at its end, unless the task
 	 * ended there (then r is exactly busy) */
-	m->v[METRIC_WAKES] = k + (r >= f->busy + f->idle && t < td ? 1 : 0);
+	m->v[METRIC_WAKES] = (k + (r >= f->busy + f->idle && t < td ? 1 : 0)) *
+	                     (f->wakes ? f->wakes : 1);
 }
 
 void sim_truth(const struct sim_family *f, size_t i, uint64_t a, uint64_t b,
@@ -271,7 +274,8 @@ static void stats_at(const struct sim_family *f, size_t i, uint64_t span,
 		s->ended = s->started + (int64_t)f->busy;
 	else if (k > 0)
 		s->ended = s->started - (int64_t)P + (int64_t)f->busy;
-	s->wakes = k + (r >= f->busy + f->idle && t < td ? 1 : 0);
+	s->wakes = (k + (r >= f->busy + f->idle && t < td ? 1 : 0)) *
+	           (f->wakes ? f->wakes : 1);
 	if (r >= f->busy + f->idle && t < td)
 		s->last_wake = s->started + (int64_t)(f->busy + f->idle);
 	else if (k > 0)
