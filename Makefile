@@ -320,6 +320,13 @@ $(BENCHMODEL): $(O)/tests/bench_model.o $(O)/tests/bench_workload.o $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^
 
+# The tokio adapter's ingest and memory (its state only: no gRPC needed).
+BENCHTOKIO := $(O)/tests/bench_tokio
+$(BENCHTOKIO): $(O)/tests/bench_tokio.o $(O)/tests/bench_workload.o $(O)/tests/tokio_build.o \
+		$(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o) $(LIBMODEL)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
+
 $(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
@@ -341,8 +348,9 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(BENCHMODEL) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
+bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
+	$(Q)sh tests/bench/tokio.sh $(abspath $(O))
 	$(Q)$(O)/tests/bench_viewer
 	$(Q)sh tests/bench/idle.sh $(abspath $(O))/tests/bench/idle_viewer
 	$(Q)python3 adapters/asyncio/tests/bench_agent.py

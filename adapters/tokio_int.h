@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/arena.h"
 #include "model/base.h"
 #include "model/hash.h"
 #include "model/intern.h"
@@ -25,7 +24,7 @@
 #define TOKIO_MAX_STRINGS  ((size_t)1 << 20)
 #define TOKIO_MAX_TEXT     1024 /* bytes of a name or location kept */
 #define TOKIO_MAX_FIELDS   256  /* field names of one metadata entry */
-#define TOKIO_ARENA_BLOCK  ((size_t)1 << 20)
+#define TOKIO_ARENA_BLOCK  ((size_t)4 << 20)
 #define TOKIO_DEFAULT_RECV ((size_t)256 << 20) /* receive limit */
 
 /* Which of a task's optional timestamps are known. */
@@ -62,6 +61,16 @@ struct tokio_pending {
 	struct tokio_stats s;
 };
 
+/* Where one Update is decoded: blocks mapped from the kernel and unmapped
+ * once it is applied, so a 100 MB decode of a first Update does not stay
+ * in the heap (as freed malloc memory would) for the rest of the run. */
+struct tokio_arena_block;
+
+struct tokio_arena {
+	struct tokio_arena_block *head;
+	bool nomem;
+};
+
 struct tokio_meta {
 	uint64_t id;
 	uint32_t n;      /* field names */
@@ -77,9 +86,9 @@ struct tokio_state {
 	size_t npending, pending_head;
 	struct tokio_meta *meta;
 	size_t nmeta, capmeta;
-	struct hash_table metas; /* metadata id -> index + 1 */
-	struct intern strs;      /* names, kinds, locations, field names */
-	struct arena arena;      /* one Update's decoded messages */
+	struct hash_table metas;  /* metadata id -> index + 1 */
+	struct intern strs;       /* names, kinds, locations, field names */
+	struct tokio_arena arena; /* one Update's decoded messages */
 	bool have_now, have_start;
 	int64_t now;        /* Update.now of the latest Update */
 	int64_t start;      /* Update.now at the window's start */

@@ -3,8 +3,11 @@
  * into per-task differences between two Updates (docs/tokio.md). */
 #include "adapters/tokio_int.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "adapters/tokio/instrument.pb-c.h"
 #include "model/alloc.h"
@@ -108,7 +111,6 @@ void tokio_state_init(struct tokio_state *s)
 	hash_table_init(&s->spans);
 	hash_table_init(&s->metas);
 	intern_init(&s->strs);
-	arena_init(&s->arena, TOKIO_ARENA_BLOCK);
 }
 
 static void meta_clear(struct tokio_state *s)
@@ -146,7 +148,6 @@ void tokio_state_fini(struct tokio_state *s)
 	hash_table_fini(&s->spans);
 	hash_table_fini(&s->metas);
 	intern_fini(&s->strs);
-	arena_fini(&s->arena);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -536,15 +537,63 @@ static enum status park(struct tokio_state *s, uint64_t span,
 	return STATUS_OK;
 }
 
+struct tokio_arena_block {
+	struct tokio_arena_block *next;
+	size_t used, size; /* bytes, the header included */
+};
+
+#define ALIGN 16
+
 static void *pb_alloc(void *data, size_t size)
 {
-	return arena_alloc(data, size);
+	struct tokio_arena *a = data;
+	struct tokio_arena_block *b = a->head;
+	size_t hdr = (sizeof(*b) + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+
+	if (size > SIZE_MAX / 2) {
+		a->nomem = true;
+		return NULL;
+	}
+	size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	if (!b || b->size - b->used < size) {
+		size_t len = size_max(TOKIO_ARENA_BLOCK, hdr + size);
+		/* /dev/zero: MAP_ANONYMOUS is not in our POSIX level */
+		int fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+		void *m = fd < 0 ? MAP_FAILED
+		                 : mmap(NULL, len, PROT_READ | PROT_WRITE,
+		                        MAP_PRIVATE, fd, 0);
+
+		if (fd >= 0)
+			close(fd);
+		if (m == MAP_FAILED) {
+			a->nomem = true;
+			return NULL;
+		}
+		b = m;
+		b->next = a->head;
+		b->used = hdr;
+		b->size = len;
+		a->head = b;
+	}
+	b->used += size;
+	return (char *)b + b->used - size;
 }
 
 static void pb_free(void *data, void *p)
 {
-	(void)data; /* freed with the arena, once per Update */
+	(void)data; /* unmapped with the arena, once per Update */
 	(void)p;
+}
+
+static void arena_release(struct tokio_arena *a)
+{
+	while (a->head) {
+		struct tokio_arena_block *next = a->head->next;
+
+		munmap(a->head, a->head->size);
+		a->head = next;
+	}
+	a->nomem = false;
 }
 
 static enum status apply(struct tokio_state *s, const pb_update *u)
@@ -612,7 +661,7 @@ enum status tokio_state_apply(struct tokio_state *s, const uint8_t *p, size_t n,
 	u = rs__tokio__console__instrument__update__unpack(&alloc, n, p);
 	if (!u) {
 		st = s->arena.nomem ? STATUS_NOMEM : STATUS_MALFORMED;
-		arena_fini(&s->arena);
+		arena_release(&s->arena);
 		return status_errf(
 		    err, errsz, st,
 		    "%zu bytes that are not a console-api Update "
@@ -620,14 +669,14 @@ enum status tokio_state_apply(struct tokio_state *s, const uint8_t *p, size_t n,
 		    n);
 	}
 	if (!u->now) {
-		arena_fini(&s->arena);
+		arena_release(&s->arena);
 		return status_errf(err, errsz, STATUS_MALFORMED,
 		                   "an Update of %zu bytes without its `now` "
 		                   "timestamp",
 		                   n);
 	}
 	st = apply(s, u);
-	arena_fini(&s->arena);
+	arena_release(&s->arena);
 	s->updates++;
 	if (st == STATUS_NOMEM)
 		return status_errf(err, errsz, st, "out of memory");
