@@ -477,10 +477,49 @@ START_TEST(tokio_live_100k_tasks)
 	    "loc=/home/dev/.cargo/registry/src/index.crates.io-6f17d22bba15001f/tokio-1.38.0/src/runtime/task/mod.rs:200:17\n",
 	    SEC, 1);
 	m = next_window(l.w);
+	ck_assert_uint_gt(sim_largest(l.sim), (size_t)8 << 20);
+	fprintf(stderr,
+	        "tokio live: 100,000 tasks, a first Update of %.1f MB\n",
+	        (double)sim_largest(l.sim) / 1e6);
 	ck_assert_uint_eq(count_samples(m), 100000);
 	check_truth(&l, m);
 	worker_msg_free(m);
 	live_end(&l);
+}
+END_TEST
+
+/* A subscriber on a Unix socket, named as tokio-console names it. */
+START_TEST(tokio_live_unix_socket)
+{
+	struct sim_scenario sc;
+	struct adapter_error err;
+	struct worker_opts wo = { .window_ns = SEC / 2, .max_windows = 1 };
+	struct adapter *a;
+	struct worker *w;
+	struct worker_msg *m;
+	struct sim *s;
+	char dir[512], bind[600], ep[600], e[256];
+	const char *eps[] = { ep };
+	int port;
+
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(bind, sizeof(bind), "unix:%s/console.sock", dir);
+	snprintf(ep, sizeof(ep), "file://localhost%s/console.sock", dir);
+	ck_assert(
+	    sim_parse("interval 50ms\nfamily u 1 busy=5ms idle=5ms named\n",
+	              &sc, e, sizeof(e)));
+	s = sim_start(&sc, bind, &port, e, sizeof(e));
+	ck_assert_msg(s != NULL, "%s", e);
+	ck_assert_int_eq(adapter_open(&tokio_ops, eps, 1, NULL, &err, &a),
+	                 STATUS_OK);
+	ck_assert_int_eq(worker_start(a, &wo, &w), STATUS_OK);
+	m = next_window(w);
+	ck_assert_uint_eq(count_samples(m), 1);
+	worker_msg_free(m);
+	worker_free(w);
+	adapter_close(a);
+	sim_stop(s);
+	tu_rmtree(dir);
 }
 END_TEST
 
@@ -594,6 +633,7 @@ Suite *suite_tokio_live(void)
 	tcase_add_test(tc, tokio_live_stop);
 	tcase_add_test(tc, tokio_live_100k_tasks);
 	tcase_add_test(tc, tokio_launch_hook);
+	tcase_add_test(tc, tokio_live_unix_socket);
 	tcase_add_test(tc, tokio_live_demo_leaders);
 	suite_add_tcase(s, tc);
 	return s;

@@ -347,6 +347,7 @@ struct sim {
 	bool stop;
 	uint64_t offset;
 	unsigned calls;
+	size_t largest;
 	bool started;
 	uint64_t wall0, next_tick;
 	bool fired[SIM_MAX_EVENTS];
@@ -536,6 +537,10 @@ static void send_update(struct sim *s, struct scall *c, bool junk)
 	b = update(s, c, &len);
 	if (!b)
 		return;
+	pthread_mutex_lock(&s->mu);
+	if (len > s->largest)
+		s->largest = len;
+	pthread_mutex_unlock(&s->mu);
 	send_bytes(c, b, len, c->first);
 	c->first = false;
 	c->prev = s->offset;
@@ -854,6 +859,16 @@ uint64_t sim_offset(struct sim *s)
 
 	pthread_mutex_lock(&s->mu);
 	v = s->offset;
+	pthread_mutex_unlock(&s->mu);
+	return v;
+}
+
+size_t sim_largest(struct sim *s)
+{
+	size_t v;
+
+	pthread_mutex_lock(&s->mu);
+	v = s->largest;
 	pthread_mutex_unlock(&s->mu);
 	return v;
 }

@@ -90,6 +90,8 @@ struct sim *sim_start(const struct sim_scenario *sc, const char *bind,
                       int *port, char *err, size_t errsz);
 /* The scenario's clock: the offset of the latest Update sent (ns). */
 uint64_t sim_offset(struct sim *s);
+/* The largest message sent so far, in bytes. */
+size_t sim_largest(struct sim *s);
 /* Calls served so far. */
 unsigned sim_calls(struct sim *s);
 /* Stops the server (open streams end with UNAVAILABLE) and frees it. */
