@@ -237,8 +237,10 @@ static void stats_read(struct tokio_state *s, const pb_stats *p,
 	const Rs__Tokio__Console__Common__PollStats *ps = p->poll_stats;
 
 	memset(st, 0, sizeof(*st));
-	if (!stamp(s, p->created_at, &st->created))
-		s->malformed++; /* always sent: read as the epoch */
+	if (!stamp(s, p->created_at, &st->created)) {
+		s->malformed++; /* always sent: absent, the task is new now */
+		st->created = s->now;
+	}
 	if (stamp(s, p->dropped_at, &st->dropped))
 		st->flags |= TOKIO_HAS_DROPPED;
 	if (stamp(s, p->last_wake, &st->last_wake))

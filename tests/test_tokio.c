@@ -299,6 +299,14 @@ START_TEST(tokio_hostile_times)
 	ck_assert_ptr_nonnull(g);
 	ck_assert_uint_eq(g->m.v[METRIC_IDLE], 0);
 	ck_assert_uint_eq(g->m.v[METRIC_BUSY], 50 * S);
+	/* no created_at: new at that Update, not 56 years idle */
+	s.created = TB_NONE;
+	s.busy = 0;
+	apply(&st, 110 * S, NULL, 0, &s, 1, 0);
+	g = emit(&st, &c, "task 3");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(g->m.v[METRIC_IDLE], 0);
+	ck_assert_uint_gt(st.malformed, 0);
 	tokio_state_fini(&st);
 }
 END_TEST
