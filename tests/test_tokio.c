@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/tokio/instrument.pb-c.h"
 #include "adapters/tokio_int.h"
 #include "tests/tokio_build.h"
 
@@ -311,6 +312,106 @@ START_TEST(tokio_hostile_times)
 }
 END_TEST
 
+/* Field names given by index into their metadata's field_names; an index
+ * out of range is skipped and counted. */
+START_TEST(tokio_name_idx)
+{
+	char k1[] = "kind", k2[] = "task.name";
+	char *names[] = { k1, k2 };
+	Rs__Tokio__Console__Instrument__Update u;
+	Rs__Tokio__Console__Tasks__TaskUpdate tu;
+	Rs__Tokio__Console__Tasks__Task t, *tp = &t;
+	Rs__Tokio__Console__Common__Id id;
+	Rs__Tokio__Console__Common__MetaId mid;
+	Rs__Tokio__Console__Common__Field f[3],
+	    *fp[3] = { &f[0], &f[1], &f[2] };
+	Rs__Tokio__Console__Common__Metadata md;
+	Rs__Tokio__Console__Common__RegisterMetadata rm;
+	Rs__Tokio__Console__Common__RegisterMetadata__NewMetadata nm,
+	    *nmp = &nm;
+	Google__Protobuf__Timestamp now;
+	struct tb_stats s = tb_stats_none(5, 99 * S);
+	struct tokio_state st;
+	struct sink_ctx c;
+	char err[128];
+	uint8_t buf[1024];
+	size_t len, i;
+	const struct got *g;
+
+	rs__tokio__console__common__meta_id__init(&mid);
+	mid.id = 77;
+	rs__tokio__console__common__metadata__init(&md);
+	md.n_field_names = 2;
+	md.field_names = names;
+	rs__tokio__console__common__register_metadata__new_metadata__init(&nm);
+	nm.id = &mid;
+	nm.metadata = &md;
+	rs__tokio__console__common__register_metadata__init(&rm);
+	rm.n_metadata = 1;
+	rm.metadata = &nmp;
+	for (i = 0; i < 3; i++) {
+		rs__tokio__console__common__field__init(&f[i]);
+		f[i].name_case =
+		    RS__TOKIO__CONSOLE__COMMON__FIELD__NAME_NAME_IDX;
+		f[i].name_idx = i;
+		f[i].value_case =
+		    RS__TOKIO__CONSOLE__COMMON__FIELD__VALUE_DEBUG_VAL;
+	}
+	f[0].debug_val = (char[]){ "local" };
+	f[1].debug_val = (char[]){ "by-index" };
+	f[2].debug_val = (char[]){ "out of range" };
+	rs__tokio__console__common__id__init(&id);
+	id.id = 5;
+	rs__tokio__console__tasks__task__init(&t);
+	t.id = &id;
+	t.metadata = &mid;
+	t.n_fields = 3;
+	t.fields = fp;
+	rs__tokio__console__tasks__task_update__init(&tu);
+	tu.n_new_tasks = 1;
+	tu.new_tasks = &tp;
+	google__protobuf__timestamp__init(&now);
+	now.seconds = 100;
+	rs__tokio__console__instrument__update__init(&u);
+	u.now = &now;
+	u.task_update = &tu;
+	u.new_metadata = &rm;
+	len = rs__tokio__console__instrument__update__get_packed_size(&u);
+	ck_assert_uint_le(len, sizeof(buf));
+	rs__tokio__console__instrument__update__pack(&u, buf);
+
+	tokio_state_init(&st);
+	ck_assert_int_eq(tokio_state_apply(&st, buf, len, err, sizeof(err)),
+	                 STATUS_OK);
+	ck_assert_uint_eq(st.malformed, 1); /* index 2 of 2 names */
+	apply(&st, 100 * S, NULL, 0, &s, 1, 0);
+	g = emit(&st, &c, "by-index");
+	ck_assert_ptr_nonnull(g);
+	ck_assert_str_eq(g->frames[0], "local");
+	tokio_state_fini(&st);
+}
+END_TEST
+
+/* Stats parked for tasks that never come are bounded: the oldest go, and
+ * are counted as dropped. */
+START_TEST(tokio_parked_stats_bounded)
+{
+	struct tokio_state st;
+	struct tb_stats *s = calloc(TOKIO_MAX_PENDING + 3, sizeof(*s));
+	size_t i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < TOKIO_MAX_PENDING + 3; i++)
+		s[i] = tb_stats_none(1000 + i, 90 * S);
+	tokio_state_init(&st);
+	apply(&st, 100 * S, NULL, 0, s, TOKIO_MAX_PENDING + 3, 0);
+	ck_assert_uint_eq(st.npending, TOKIO_MAX_PENDING);
+	ck_assert_uint_eq(st.dropped, 3);
+	tokio_state_fini(&st);
+	free(s);
+}
+END_TEST
+
 START_TEST(tokio_location_shortening)
 {
 	char b[256];
@@ -393,6 +494,8 @@ Suite *suite_tokio(void)
 	tcase_add_test(tc, tokio_hostile_times);
 	tcase_add_test(tc, tokio_location_shortening);
 	tcase_add_test(tc, tokio_endpoints);
+	tcase_add_test(tc, tokio_name_idx);
+	tcase_add_test(tc, tokio_parked_stats_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
