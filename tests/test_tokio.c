@@ -319,7 +319,6 @@ START_TEST(tokio_name_idx)
 	char k1[] = "kind", k2[] = "task.name";
 	char *names[] = { k1, k2 };
 	char v0[] = "local", v1[] = "by-index", v2[] = "out of range";
-	char *vals[] = { v0, v1, v2 };
 	Rs__Tokio__Console__Instrument__Update u;
 	Rs__Tokio__Console__Tasks__TaskUpdate tu;
 	Rs__Tokio__Console__Tasks__Task t, *tp = &t;
@@ -358,7 +357,7 @@ START_TEST(tokio_name_idx)
 		f[i].name_idx = i;
 		f[i].value_case =
 		    RS__TOKIO__CONSOLE__COMMON__FIELD__VALUE_DEBUG_VAL;
-		f[i].debug_val = vals[i];
+		f[i].debug_val = i == 0 ? v0 : i == 1 ? v1 : v2;
 	}
 	rs__tokio__console__common__id__init(&id);
 	id.id = 5;
