@@ -20,8 +20,10 @@
 #define MS ((uint64_t)1000000u)
 /* Slices of waiting, so a stop is seen within 100 ms. */
 #define SLICE_NS (50 * MS)
-#define BIND_ENV "TOKIO_CONSOLE_BIND"
-#define MAX_ENV  "ASYNCTOP_TOKIO_MAX_MESSAGE"
+/* What decoding may take per byte, generously (about 60 ns measured). */
+#define DECODE_NS 500
+#define BIND_ENV  "TOKIO_CONSOLE_BIND"
+#define MAX_ENV   "ASYNCTOP_TOKIO_MAX_MESSAGE"
 
 static const char remedy[] =
     "is console-subscriber running in the application? It needs console_subscriber::init() and a build with RUSTFLAGS=\"--cfg tokio_unstable\"; it listens on 127.0.0.1:6669 unless TOKIO_CONSOLE_BIND=HOST:PORT moves it (then give -e HOST:PORT)";
@@ -32,6 +34,7 @@ struct tk {
 	char target[LAUNCH_PLAN_PATH_MAX];
 	char source[LAUNCH_PLAN_PATH_MAX + 16];
 	size_t max_recv;
+	uint64_t reply_ns; /* adapter_config's reply timeout */
 	bool state_sent;
 	enum source_state last_state;
 	char reason[600];
@@ -214,6 +217,12 @@ static enum status next_update(struct tk *p, struct collect *c,
 			continue;
 		if (st != STATUS_OK)
 			return st;
+		/* a first Update of 100,000 tasks takes a second or more to
+		 * decode on a loaded machine: a bounded step, not a hang */
+		collect_hold(c,
+		             u64_add_sat(collect_now(),
+		                         u64_add_sat(p->reply_ns,
+		                                     (uint64_t)n * DECODE_NS)));
 		st = tokio_state_apply(&p->st, b, n, e->detail,
 		                       sizeof(e->detail));
 		if (st == STATUS_LIMIT)
@@ -334,6 +343,7 @@ static enum status tk_open(struct adapter *a, struct adapter_error *err)
 
 	tokio_state_init(&p->st);
 	p->max_recv = TOKIO_DEFAULT_RECV;
+	p->reply_ns = a->cfg.reply_timeout_ns;
 	if (max && *max) {
 		char *end;
 		unsigned long long v;
