@@ -9,6 +9,7 @@
 #include "adapters/tokio/instrument.pb-c.h"
 #include "adapters/tokio_int.h"
 #include "tests/tokio_build.h"
+#include "tests/util.h"
 
 #define S ((int64_t)1000000000)
 
@@ -411,6 +412,59 @@ START_TEST(tokio_parked_stats_bounded)
 }
 END_TEST
 
+struct torture {
+	uint8_t *b[2];
+	size_t n[2];
+};
+
+static enum status count_sample(void *ctx, const struct sample *s)
+{
+	(void)s;
+	(*(size_t *)ctx)++;
+	return STATUS_OK;
+}
+
+/* Two Updates applied, a roll and an emit: either done, or out of memory
+ * with everything freed. */
+static enum status torture_run(void *ctx)
+{
+	struct torture *t = ctx;
+	struct tokio_state st;
+	size_t n = 0;
+	struct sample_sink sink = { .sample = count_sample, .ctx = &n };
+	char err[128];
+	enum status r;
+
+	tokio_state_init(&st);
+	r = tokio_state_apply(&st, t->b[0], t->n[0], err, sizeof(err));
+	if (r == STATUS_OK) {
+		tokio_state_roll(&st);
+		r = tokio_state_apply(&st, t->b[1], t->n[1], err, sizeof(err));
+	}
+	if (r == STATUS_OK)
+		r = tokio_state_emit(&st, &sink);
+	tokio_state_fini(&st);
+	return r;
+}
+
+START_TEST(tokio_nomem_torture)
+{
+	struct tb_task t2 = { .span = 8, .kind = "local", .name = "two" };
+	struct tb_stats a = stats_a1(), b = tb_stats_none(8, 101 * S),
+	                late = tb_stats_none(99, 100 * S);
+	struct torture t;
+
+	t.b[0] = tb_update(100 * S, &task_a, 1, &a, 1, 0, &t.n[0]);
+	t.b[1] = tb_update(102 * S, &t2, 1, (struct tb_stats[]){ b, late }, 2,
+	                   1, &t.n[1]);
+	ck_assert_ptr_nonnull(t.b[0]);
+	ck_assert_ptr_nonnull(t.b[1]);
+	ck_assert_uint_gt(tu_torture(torture_run, &t), 5);
+	free(t.b[0]);
+	free(t.b[1]);
+}
+END_TEST
+
 START_TEST(tokio_location_shortening)
 {
 	char b[256];
@@ -495,6 +549,7 @@ Suite *suite_tokio(void)
 	tcase_add_test(tc, tokio_endpoints);
 	tcase_add_test(tc, tokio_name_idx);
 	tcase_add_test(tc, tokio_parked_stats_bounded);
+	tcase_add_test(tc, tokio_nomem_torture);
 	suite_add_tcase(s, tc);
 	return s;
 }
