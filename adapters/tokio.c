@@ -146,8 +146,15 @@ static void emit(struct tk *p, struct collect *c)
 
 /* Ends the window at the latest Update (partial with reason, when set) and
  * makes that Update the next window's start. */
+static const char *const no_initial[] = {
+	"the subscriber's first update held no tasks: if the application was already running, console-subscriber dropped its initial state (over 4 MiB), and tasks idle since then are not shown",
+};
+
 static enum status finish(struct tk *p, struct collect *c, const char *reason)
 {
+	/* console-subscriber sends no initial state rather than one over
+	 * 4 MiB: the window says so, as tasks that never change stay unseen */
+	bool blind = p->st.first_tasks == 0 && p->st.ntasks > 0;
 	struct window_meta m = {
 		.time_nanos = p->st.start,
 		.duration_nanos = p->st.now - p->st.start,
@@ -155,6 +162,8 @@ static enum status finish(struct tk *p, struct collect *c, const char *reason)
 		.reason = reason,
 		.source = p->source,
 		.dropped = p->st.dropped,
+		.comments = blind ? no_initial : NULL,
+		.ncomments = blind ? 1 : 0,
 	};
 
 	emit(p, c);
@@ -320,7 +329,7 @@ static enum status tk_collect(struct adapter *a, struct collect *c)
 		char d[200];
 
 		if (collect_stopping(c)) {
-			emit(p, c); /* nothing yet: an empty, stopped window */
+			collect_clear(c); /* nothing measured: no samples */
 			return STATUS_OK;
 		}
 		snprintf(

@@ -187,6 +187,7 @@ START_TEST(tokio_live_windows_match_truth)
 		struct worker_msg *m = next_window(l.w);
 
 		ck_assert(!m->meta.partial);
+		ck_assert_uint_eq(m->meta.ncomments, 0);
 		ck_assert_int_gt(m->meta.duration_nanos, 0);
 		check_truth(&l, m);
 		if (i == 0) {
@@ -488,6 +489,27 @@ START_TEST(tokio_live_100k_tasks)
 }
 END_TEST
 
+/* A first Update without tasks, then tasks: the window says that idle
+ * tasks may be missing (a subscriber drops an initial state over 4 MiB). */
+START_TEST(tokio_live_no_initial_state)
+{
+	struct live l = { .sim = NULL };
+	struct worker_msg *m;
+
+	live_start(
+	    &l,
+	    "interval 50ms\n"
+	    "family late 2 busy=5ms idle=20ms sched=5ms spawn=120ms named\n",
+	    SEC / 2, 1);
+	m = next_window(l.w);
+	check_truth(&l, m);
+	ck_assert_uint_eq(m->meta.ncomments, 1);
+	ck_assert_ptr_nonnull(strstr(m->meta.comments[0], "initial state"));
+	worker_msg_free(m);
+	live_end(&l);
+}
+END_TEST
+
 /* A subscriber on a Unix socket, named as tokio-console names it. */
 START_TEST(tokio_live_unix_socket)
 {
@@ -634,6 +656,7 @@ Suite *suite_tokio_live(void)
 	tcase_add_test(tc, tokio_live_100k_tasks);
 	tcase_add_test(tc, tokio_launch_hook);
 	tcase_add_test(tc, tokio_live_unix_socket);
+	tcase_add_test(tc, tokio_live_no_initial_state);
 	tcase_add_test(tc, tokio_live_demo_leaders);
 	suite_add_tcase(s, tc);
 	return s;
