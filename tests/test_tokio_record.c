@@ -1,6 +1,7 @@
 /* `asynctop record -a tokio` as a process against the simulator in this
  * process: a saved profile that `go tool pprof` reads with idle as the
- * default, the alias, and the seed's three errors worded for tokio. */
+ * default, the alias, and the three errors every source has (unreachable,
+ * unknown adapter, no data), worded for tokio. */
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
