@@ -52,9 +52,14 @@ endif
 # ---- sources ---------------------------------------------------------------
 MODEL_SRC  := $(sort $(wildcard model/*.c))
 ENCODE_SRC := $(sort $(wildcard encode/*.c))
-ADAPT_SRC  := $(sort $(wildcard adapters/*.c))
+# The tokio adapter links gRPC, so it stays out of libasynctop.a: the stock
+# binary and the tests link its objects, an embedder's link line never does.
+TOKIO_SRC  := $(sort $(wildcard adapters/tokio*.c))
+ADAPT_SRC  := $(filter-out $(TOKIO_SRC),$(sort $(wildcard adapters/*.c)))
 TUI_SRC    := $(filter-out tui/main.c,$(sort $(wildcard tui/*.c)))
 PROTO_GEN  := $(O)/encode/profile.pb-c.c
+TOKIO_PROTO := $(sort $(wildcard adapters/tokio/*.proto))
+TOKIO_GEN  := $(TOKIO_PROTO:%.proto=$(O)/%.pb-c.c)
 TEST_SRC   := $(sort $(wildcard tests/*.c))
 TEST_SUITES := $(patsubst tests/test_%.c,%,$(filter tests/test_%.c,$(TEST_SRC)))
 
@@ -62,6 +67,8 @@ MODEL_OBJ  := $(MODEL_SRC:%.c=$(O)/%.o)
 ENCODE_OBJ := $(ENCODE_SRC:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(O)/%.o)
 ADAPT_OBJ  := $(ADAPT_SRC:%.c=$(O)/%.o)
+TOKIO_OBJ  := $(TOKIO_SRC:%.c=$(O)/%.o) $(TOKIO_GEN:.c=.o)
+TOKIO_PKGS := grpc libprotobuf-c
 TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
 LIBMODEL  := $(O)/libmodel.a
@@ -75,7 +82,7 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps demo check bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo demo-tokio check bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
@@ -83,6 +90,7 @@ all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) 
 help:
 	@echo 'make            build (never installs packages)'
 	@echo 'make demo       the live viewer on the bundled asyncio demo (text without a terminal)'
+	@echo 'make demo-tokio the live viewer on the console-api simulator (text without a terminal)'
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
@@ -125,6 +133,23 @@ $(O)/adapters/%.o: adapters/%.c $(O)/.flags
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
+# The tokio adapter: the only objects that see gRPC's flags.
+$(O)/adapters/tokio%.o: adapters/tokio%.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TOKIO_PKGS)) $(CFLAGS_ALL) -c $< -o $@
+
+$(O)/adapters/tokio/%.pb-c.c $(O)/adapters/tokio/%.pb-c.h: adapters/tokio/%.proto $(TOKIO_PROTO)
+	$(call msg,PROTOC,$<)
+	@mkdir -p $(O)
+	$(Q)$(PROTOC_C) --proto_path=. --c_out=$(O) $<
+
+.SECONDARY: $(TOKIO_GEN) $(TOKIO_GEN:.c=.h)
+
+$(O)/adapters/tokio/%.pb-c.o: $(O)/adapters/tokio/%.pb-c.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,libprotobuf-c) $(CFLAGS_ALL) -Wno-cast-qual -c $< -o $@
+
 # No ncursesw cflags: Debian's add -D_XOPEN_SOURCE=600 against our 700, and
 # its header needs none.
 $(O)/tui/%.o: tui/%.c $(O)/.flags | $(PROTO_GEN)
@@ -141,9 +166,9 @@ $(LIBASYNCTOP): $(MODEL_OBJ) $(ENCODE_OBJ) $(ADAPT_OBJ) $(TUI_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(O)/tui/main.o $(LIBASYNCTOP)
+$(BIN): $(O)/tui/main.o $(TOKIO_OBJ) $(LIBASYNCTOP)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS) $(TOKIO_PKGS))
 
 # Rewritten only when PREFIX changes, so the .pc file follows it.
 $(O)/.prefix: FORCE
@@ -159,12 +184,27 @@ $(O)/asynctop.pc: Makefile $(O)/.prefix
 		'Libs: -L$${libdir} -lasynctop $(call pc_libs,$(LIB_PKGS)) -pthread' \
 		'Cflags: -I$${includedir}' > $@
 
-$(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN)
+$(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN) $(TOKIO_GEN)
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(call pc_cflags,$(TEST_PKGS) $(ENCODE_PKGS)) $(CFLAGS_ALL) -c $< -o $@
 
 $(O)/tests/check_main.o: $(O)/tests/suites.inc
+
+# protobuf-c's messages hold `char *` for strings the builder only reads.
+$(O)/tests/tokio_build.o: CFLAGS_ALL += -Wno-cast-qual
+$(O)/tests/tokio_sim.o: CFLAGS_ALL += $(call pc_cflags,grpc)
+
+# The console-api simulator as a program (demo-tokio, trying asynctop).
+TOKIO_SIM := $(O)/tests/tokio-sim
+$(O)/tests/tokio_sim/main.o: tests/tokio_sim/main.c $(O)/.flags | $(TOKIO_GEN)
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(O)/tests/tokio_sim.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TOKIO_PKGS))
 
 # The runner's suite list comes from the file names: tests/test_X.c
 # defines `Suite *suite_X(void)`.
@@ -182,9 +222,9 @@ $(LIBENCODE): $(ENCODE_OBJ)
 
 # ---- tests -----------------------------------------------------------------
 TEST_LIBS := $(if $(ADAPT_SRC)$(TUI_SRC),$(LIBASYNCTOP),$(LIBENCODE) $(LIBMODEL))
-$(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TEST_LIBS)
+$(TESTBIN): $(filter-out $(O)/tests/bench_%.o,$(TEST_OBJ)) $(TOKIO_OBJ) $(TEST_LIBS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(LIB_PKGS))
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TEST_PKGS) $(LIB_PKGS) $(TOKIO_PKGS))
 
 # The pprof checker and the Go baseline build offline against Debian's
 # golang-github-google-pprof-dev, in GOPATH mode (docs/testing.md).
@@ -208,6 +248,12 @@ demo: deps
 	else \
 		$(BIN) record -w 2 -n 3 -f text -o - -- python3 $(DEMO); \
 	fi
+
+# The viewer reading tokio's console-api from the simulator, whose families
+# each lead a different weighting.
+demo-tokio: deps
+	$(Q)$(MAKE) --no-print-directory all $(TOKIO_SIM)
+	$(Q)sh tests/tokio_sim/demo.sh $(BIN) $(TOKIO_SIM) tests/data/tokio/demo.scn
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory test-run
@@ -276,6 +322,13 @@ $(BENCHMODEL): $(O)/tests/bench_model.o $(O)/tests/bench_workload.o $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^
 
+# The tokio adapter's ingest and memory (its state only: no gRPC needed).
+BENCHTOKIO := $(O)/tests/bench_tokio
+$(BENCHTOKIO): $(O)/tests/bench_tokio.o $(O)/tests/bench_workload.o $(O)/tests/tokio_build.o \
+		$(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o) $(LIBMODEL)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
+
 $(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
@@ -297,8 +350,9 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(BENCHMODEL) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
+bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
 	$(Q)sh tests/bench/run.sh $(abspath $(O))
+	$(Q)sh tests/bench/tokio.sh $(abspath $(O))
 	$(Q)$(O)/tests/bench_viewer
 	$(Q)sh tests/bench/idle.sh $(abspath $(O))/tests/bench/idle_viewer
 	$(Q)python3 adapters/asyncio/tests/bench_agent.py

@@ -1,5 +1,6 @@
-/* The stock adapters of the asynctop binary: asyncio and replay; tokio when
- * it arrives.  No `custom` adapter (decisions §6). */
+/* The stock adapters of the asynctop binary: asyncio, replay and tokio (tokio
+ * only where its objects are linked: the binary, not libasynctop.a).  No
+ * `custom` adapter (docs/adapters.md). */
 #ifndef ASYNCTOP_ADAPTERS_BUILTIN_H
 #define ASYNCTOP_ADAPTERS_BUILTIN_H
 

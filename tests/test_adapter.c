@@ -86,7 +86,7 @@ START_TEST(list_names)
 }
 END_TEST
 
-START_TEST(builtin_offers_replay_only)
+START_TEST(builtin_offers_replay_and_tokio)
 {
 	const struct adapter_registry *b = builtin_registry();
 	char d[128];
@@ -94,7 +94,7 @@ START_TEST(builtin_offers_replay_only)
 	ck_assert_ptr_nonnull(adapter_find(b, "replay"));
 	ck_assert_ptr_null(adapter_find(b, "custom"));
 	adapter_list_names(b, d, sizeof(d));
-	ck_assert_str_eq(d, "asyncio, replay");
+	ck_assert_str_eq(d, "asyncio, replay, tokio (alias kernal-api-async)");
 	ck_assert(adapter_find(b, "replay")->flags & ADAPTER_FINITE);
 }
 END_TEST
@@ -409,7 +409,9 @@ START_TEST(custom_registry_checks)
 	ck_assert_str_eq(adapter_find(r, "other")->default_endpoint, "sock");
 	ck_assert_ptr_nonnull(adapter_find(r, "replay"));
 	adapter_list_names(r, d, sizeof(d));
-	ck_assert_str_eq(d, "asyncio, replay, inhouse, other");
+	ck_assert_str_eq(
+	    d,
+	    "asyncio, replay, tokio (alias kernal-api-async), inhouse, other");
 	custom_registry_free(cr);
 	custom_registry_free(NULL);
 
@@ -824,7 +826,7 @@ Suite *suite_adapter(void)
 	tcase_add_test(tc, state_names);
 	tcase_add_test(tc, find_by_name_and_alias);
 	tcase_add_test(tc, list_names);
-	tcase_add_test(tc, builtin_offers_replay_only);
+	tcase_add_test(tc, builtin_offers_replay_and_tokio);
 	tcase_add_test(tc, unknown_adapter_wording);
 	tcase_add_test(tc, error_wording);
 	tcase_add_test(tc, open_rules);

@@ -55,9 +55,9 @@ START_TEST(record_exit_2_usage)
 	rt_init(&r);
 	rt_run_bin(&r, unknown);
 	ck_assert_int_eq(r.p.code, 2);
-	ck_assert_str_eq(r.p.err.data,
-	                 "asynctop: no async profiling adapter "
-	                 "named \"nope\"; available: asyncio, replay\n");
+	ck_assert_str_eq(
+	    r.p.err.data,
+	    "asynctop: no async profiling adapter named \"nope\"; available: asyncio, replay, tokio (alias kernal-api-async)\n");
 	rt_run_bin(&r, badw);
 	ck_assert_int_eq(r.p.code, 2);
 	ASSERT_ERR_HAS(&r, "asynctop record: -w 0.01: the window is a number "
