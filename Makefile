@@ -279,7 +279,7 @@ check-install: all
 	$(Q)sh .ci/check-install $(abspath $(O)) $(abspath $(O))/stage
 
 .PHONY: test-run
-test-run: $(TESTBIN) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(if $(wildcard tui/main.c),$(BIN) $(O)/asynctop.pc)
+test-run: $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(if $(wildcard tui/main.c),$(BIN) $(O)/asynctop.pc)
 	$(call msg,TEST,$(TESTBIN))
 	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
 		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \

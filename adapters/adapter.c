@@ -2,6 +2,7 @@
  * the errors an operator reads (the seed's three, decisions §7). */
 #include "adapters/adapter.h"
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,9 +145,9 @@ void adapter_format_unknown(const struct adapter_registry *r, const char *name,
 	put(dst, size, &used, "; available: %s", names[0] ? names : "none");
 }
 
-void adapter_format_error(const struct adapter_error *e, const char *adapter,
-                          const char *endpoint, double seconds, char *dst,
-                          size_t size)
+static void format_error(const struct adapter_error *e, const char *adapter,
+                         const char *endpoint, double seconds, char *dst,
+                         size_t size)
 {
 	const char *ep =
 	    endpoint && *endpoint ? endpoint : "its default endpoint";
@@ -188,6 +189,21 @@ void adapter_format_error(const struct adapter_error *e, const char *adapter,
 	}
 	if (e->st != STATUS_EMPTY_WINDOW && e->remediation[0])
 		put(dst, size, &used, "\n%s", e->remediation);
+}
+
+void adapter_format_error(const struct adapter_error *e, const char *adapter,
+                          const char *endpoint, double seconds, char *dst,
+                          size_t size)
+{
+	/* %g in the C locale, whatever locale an embedding program set */
+	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	locale_t old = c ? uselocale(c) : (locale_t)0;
+
+	format_error(e, adapter, endpoint, seconds, dst, size);
+	if (c) {
+		uselocale(old);
+		freelocale(c);
+	}
 }
 
 static void set_err(struct adapter_error *err, enum status st, const char *fmt,

@@ -204,8 +204,9 @@ void adapter_format_unknown(const struct adapter_registry *r, const char *name,
  * timed out: DETAIL`; STATUS_MALFORMED: `the A source at E sent malformed
  * data: DETAIL`; anything else `the A source at E failed: DETAIL` (the
  * status's message when there is no detail), each followed by the
- * remediation line when there is one.  No trailing newline.  Into dst
- * (always NUL-terminated, cut if short). */
+ * remediation line when there is one.  No trailing newline.  Numbers in
+ * the C locale whatever the process's locale.  Into dst (always
+ * NUL-terminated, cut if short). */
 void adapter_format_error(const struct adapter_error *e, const char *adapter,
                           const char *endpoint, double seconds, char *dst,
                           size_t size);

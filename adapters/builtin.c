@@ -17,29 +17,48 @@ static const struct adapter_ops *const stock[] = {
 	&tokio_ops,
 };
 
-/* What works when nothing was given to attach to, one line each. */
+/* What works, one line each: told to an operator who named no source, or
+ * whose default source (tokio) did not answer.  The tokio line is last so
+ * that a registry without tokio can stop before it. */
 static const char *const hints[] = {
 	"PROG -- python3 app.py         start an asyncio program and read its tasks",
 	"PROG -a asyncio [-e PID]       attach to a Python program running the asynctop agent",
 	"PROG -a replay -e FILE|DIR     read saved profiles",
-	/* the tokio adapter's line goes here, with attach_default */
+	"PROG -a tokio -- ./server      start a tokio program with console-subscriber and read it",
+	"PROG [-e HOST:PORT]            attach to a tokio program's console-subscriber (default 127.0.0.1:6669)",
 	NULL,
 };
 
+#define STOCK_N (sizeof(stock) / sizeof(stock[0]))
+
+/* With tokio linked it is the default source to attach to, as it is for
+ * tokio-console. */
 static const struct adapter_registry registry = {
 	.ops = stock,
-	.n = sizeof(stock) / sizeof(stock[0]),
+	.n = STOCK_N,
 	.launch_default = &asyncio_ops,
-	.attach_default = NULL,
+	.attach_default = &tokio_ops,
 	.hints = hints,
+};
+
+/* libasynctop.a, without gRPC: no tokio, so nothing to attach to by default
+ * and no tokio hints. */
+static const char *const hints_without_tokio[] = {
+	"PROG -- python3 app.py         start an asyncio program and read its tasks",
+	"PROG -a asyncio [-e PID]       attach to a Python program running the asynctop agent",
+	"PROG -a replay -e FILE|DIR     read saved profiles",
+	NULL,
 };
 
 static const struct adapter_registry without_tokio = {
 	.ops = stock,
-	.n = sizeof(stock) / sizeof(stock[0]) - 1,
+	.n = STOCK_N - 1,
+	.launch_default = &asyncio_ops,
+	.attach_default = NULL,
+	.hints = hints_without_tokio,
 };
 
 const struct adapter_registry *builtin_registry(void)
 {
-	return stock[registry.n - 1] ? &registry : &without_tokio;
+	return stock[STOCK_N - 1] ? &registry : &without_tokio;
 }

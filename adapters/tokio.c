@@ -479,10 +479,9 @@ static enum status tk_launch_ready(const struct adapter_ops *ops,
 		return STATUS_OK;
 	}
 	err->st = STATUS_AGAIN;
-	snprintf(
-	    err->detail, sizeof(err->detail),
-	    "waiting for the program's console-subscriber to listen on %s (%s)",
-	    bind, BIND_ENV);
+	snprintf(err->detail, sizeof(err->detail),
+	         "its console-subscriber listened on %s (set in %s)", bind,
+	         BIND_ENV);
 	snprintf(err->remediation, sizeof(err->remediation), "%s", remedy);
 	return STATUS_AGAIN;
 }

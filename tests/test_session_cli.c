@@ -1,10 +1,13 @@
 /* The session's worded errors and the command line's rough edges, with the
- * real binary: nothing to attach to says what works, a misspelt adapter
- * gets "did you mean", a terminal that cannot address the cursor is
- * refused (exit 2) with what to use instead, and `record -f text -o - |
- * head` ends quietly once its reader has gone. */
+ * real binary: a default source that does not answer says what else works, a
+ * misspelt adapter gets "did you mean", a terminal that cannot address the
+ * cursor is refused (exit 2) with what to use instead, and `record -f text -o -
+ * | head` ends quietly once its reader has gone. */
 #include <check.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,31 +40,58 @@ static void run(struct tu_run *r, const char **argv, const char *const *extra)
 	ck_assert_msg(strstr((r)->err.data, (s)) == NULL, \
 	              "stderr has \"%s\":\n%s", (s), (r)->err.data)
 
-START_TEST(session_nothing_to_attach)
+/* A loopback TCP port that refuses connections while fd stays open: bound,
+ * never listening. */
+static int refusing_port(int *fd)
 {
-	const char *view[] = { "asynctop", NULL };
-	const char *rec[] = { "asynctop", "record", "-f", "text", NULL };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(*fd, 0);
+	ck_assert_int_eq(bind(*fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(getsockname(*fd, (struct sockaddr *)&sa, &len), 0);
+	return ntohs(sa.sin_port);
+}
+
+/* With no -a and no command the stock binary attaches to tokio, as
+ * tokio-console does; when that does not answer, the error says what to
+ * do for tokio and what else works.  Chosen with -a, only the first. */
+START_TEST(session_default_source)
+{
+	char ep[64];
+	const char *rec[] = { "asynctop", "record", "-f", "text", "-o", "-",
+		              "-w",       "0.2",    "-e", ep,     NULL };
+	const char *chosen[] = { "asynctop", "record", "-a", "tokio", "-f",
+		                 "text",     "-o",     "-",  "-w",    "0.2",
+		                 "-e",       ep,       NULL };
 	struct tu_run r;
+	int fd;
 
 	if (!bin()) {
-		tu_skip("session_nothing_to_attach",
+		tu_skip("session_default_source",
 		        "ASYNCTOP_BIN is not set (run via make)");
 		return;
 	}
+	snprintf(ep, sizeof(ep), "127.0.0.1:%d", refusing_port(&fd));
 	tu_run_init(&r);
-	run(&r, view, NULL);
-	ck_assert_int_eq(r.code, 2);
+	run(&r, rec, NULL);
+	ck_assert_int_eq(r.code, 3);
+	ERR_HAS(&r, "the tokio source is not reachable at 127.0.0.1:");
+	ERR_HAS(&r, "console_subscriber::init()");
 	ERR_HAS(
 	    &r,
-	    "no adapter given, and none to attach to by default; what works:\n");
-	ERR_HAS(&r, "\n  asynctop -- python3 app.py ");
-	ERR_HAS(&r, "\n  asynctop -a asyncio [-e PID] ");
-	ERR_HAS(&r, "\n  asynctop -a replay -e FILE|DIR ");
-	run(&r, rec, NULL);
-	ck_assert_int_eq(r.code, 2);
+	    "(tokio was tried because no source was given; what else works:)\n");
 	ERR_HAS(&r, "\n  asynctop record -- python3 app.py ");
-	ERR_HAS(&r, "(see 'asynctop adapters' and 'asynctop record --help')");
+	ERR_HAS(&r, "\n  asynctop record -a asyncio [-e PID] ");
+	ERR_HAS(&r, "\n  asynctop record -a replay -e FILE|DIR ");
+	run(&r, chosen, NULL);
+	ck_assert_int_eq(r.code, 3);
+	ERR_HAS(&r, "the tokio source is not reachable at 127.0.0.1:");
+	ERR_LACKS(&r, "was tried because");
 	tu_run_fini(&r);
+	close(fd);
 }
 END_TEST
 
@@ -82,17 +112,19 @@ START_TEST(session_did_you_mean)
 	ck_assert_int_eq(r.code, 2);
 	ERR_HAS(
 	    &r,
-	    "asynctop: no async profiling adapter named \"asyncoi\"; available: asyncio, replay; did you mean \"asyncio\"?\n");
+	    "asynctop: no async profiling adapter named \"asyncoi\"; available: asyncio, replay, tokio (alias kernal-api-async); did you mean \"asyncio\"?\n");
 	run(&r, far, NULL);
 	ck_assert_int_eq(r.code, 2);
-	ERR_HAS(&r, "named \"zzzzzz\"; available: asyncio, replay\n");
+	ERR_HAS(
+	    &r,
+	    "named \"zzzzzz\"; available: asyncio, replay, tokio (alias kernal-api-async)\n");
 	ERR_LACKS(&r, "did you mean");
 	/* an adapter without a launch hook cannot start a program */
 	run(&r, cmd, NULL);
 	ck_assert_int_eq(r.code, 2);
 	ERR_HAS(
 	    &r,
-	    "'-- COMMAND' is not for replay: that adapter cannot start programs (these can: asyncio)");
+	    "'-- COMMAND' is not for replay: that adapter cannot start programs (these can: asyncio, tokio)");
 	tu_run_fini(&r);
 }
 END_TEST
@@ -173,7 +205,7 @@ Suite *suite_session_cli(void)
 	TCase *tc = tcase_create("session_cli");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, session_nothing_to_attach);
+	tcase_add_test(tc, session_default_source);
 	tcase_add_test(tc, session_did_you_mean);
 	tcase_add_test(tc, session_term_dumb);
 	tcase_add_test(tc, session_text_into_closed_pipe);

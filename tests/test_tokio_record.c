@@ -1,9 +1,11 @@
 /* `asynctop record -a tokio` as a process against the simulator in this
  * process: a saved profile that `go tool pprof` reads with idle as the
  * default, the alias, and the three errors every source has (unreachable,
- * unknown adapter, no data), worded for tokio. */
+ * unknown adapter, no data), worded for tokio; and `-a tokio -- COMMAND`
+ * starting the simulator as a program on a port asynctop chose. */
 #include <arpa/inet.h>
 #include <check.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -156,6 +158,95 @@ START_TEST(tokio_record_errors)
 }
 END_TEST
 
+/* The console-api simulator as a program, beside the asynctop binary. */
+static bool sim_bin(char *dst, size_t size)
+{
+	const char *bin = rt_bin();
+	const char *slash = bin ? strrchr(bin, '/') : NULL;
+
+	if (!slash)
+		return false;
+	snprintf(dst, size, "%.*s/tests/tokio-sim", (int)(slash - bin), bin);
+	return access(dst, X_OK) == 0;
+}
+
+/* `-a tokio -- COMMAND`: asynctop picks the port, the program listens
+ * there (TOKIO_CONSOLE_BIND), and its windows are recorded; when the
+ * program ends, record says how and exits 0 with what it had. */
+START_TEST(tokio_record_launch)
+{
+	char sim[600], scn[600];
+	const char *data = getenv("ASYNCTOP_TESTDATA");
+	struct rt_run r;
+
+	if (!sim_bin(sim, sizeof(sim)) || !data) {
+		tu_skip(
+		    "tokio_record_launch",
+		    "ASYNCTOP_BIN, its tests/tokio-sim or ASYNCTOP_TESTDATA is missing");
+		return;
+	}
+	snprintf(scn, sizeof(scn), "%s/tokio/basic.scn", data);
+	rt_init(&r);
+	{
+		const char *argv[] = { "asynctop", "record",  "-a", "tokio",
+			               "-w",       "0.3",     "-n", "2",
+			               "-o",       "t.pb.gz", "--", sim,
+			               scn,        NULL };
+		rt_run_bin(&r, argv);
+	}
+	ck_assert_msg(r.p.code == 0, "rc %d: %s", r.p.code, buf_cstr(&r.p.err));
+	ck_assert(rt_exists(&r, "t-0001.pb.gz"));
+	ck_assert(rt_exists(&r, "t-0002.pb.gz"));
+	/* the simulator says where it listens: the port asynctop chose */
+	ck_assert_ptr_nonnull(
+	    strstr(buf_cstr(&r.p.err), "listening on 127.0.0.1:"));
+	rt_fini(&r);
+}
+END_TEST
+
+/* A program that never serves the console-api: the launch times out with
+ * what was awaited and what to check, never "unreachable"; one that exits
+ * first is reported as exited. */
+START_TEST(tokio_record_launch_never_listens)
+{
+	static const char *const quick[] = { "ASYNCTOP_ANNOUNCE_TIMEOUT=0.5",
+		                             NULL };
+	struct tu_proc p = { .env_set = quick, .timeout_ms = 60000 };
+	const char *argv[] = { NULL, "record", "-a", "tokio", "-o", "-",
+		               "-f", "text",   "--", "sleep", "30", NULL };
+	const char *gone[] = { NULL, "record", "-a",   "tokio", "-o",
+		               "-",  "-f",     "text", "--",    "sh",
+		               "-c", "exit 7", NULL };
+	struct tu_run r;
+
+	if (!rt_bin()) {
+		tu_skip("tokio_record_launch_never_listens",
+		        "ASYNCTOP_BIN is not set");
+		return;
+	}
+	argv[0] = gone[0] = rt_bin();
+	tu_run_init(&r);
+	tu_run(&r, &p, argv);
+	ck_assert_msg(r.code == 3, "rc %d: %s", r.code, buf_cstr(&r.err));
+	ck_assert_msg(
+	    strstr(
+	        buf_cstr(&r.err),
+	        "asynctop waited until its console-subscriber listened on 127.0.0.1:"),
+	    "%s", buf_cstr(&r.err));
+	ck_assert_ptr_nonnull(
+	    strstr(buf_cstr(&r.err), "console_subscriber::init()"));
+	ck_assert_ptr_null(strstr(buf_cstr(&r.err), "not reachable"));
+	tu_run(&r, &p, gone);
+	ck_assert_msg(r.code == 3, "rc %d: %s", r.code, buf_cstr(&r.err));
+	ck_assert_msg(
+	    strstr(
+	        buf_cstr(&r.err),
+	        "exited with status 7 before its console-subscriber listened on"),
+	    "%s", buf_cstr(&r.err));
+	tu_run_fini(&r);
+}
+END_TEST
+
 Suite *suite_tokio_record(void);
 Suite *suite_tokio_record(void)
 {
@@ -165,6 +256,8 @@ Suite *suite_tokio_record(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, tokio_record_pprof);
 	tcase_add_test(tc, tokio_record_errors);
+	tcase_add_test(tc, tokio_record_launch);
+	tcase_add_test(tc, tokio_record_launch_never_listens);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,6 @@
 #include "tui/app.h"
 
 #include <inttypes.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,15 +103,14 @@ void app_set_status(struct app *a, bool error, const char *fmt, ...)
 void app_word_error(struct app *a, const struct adapter_error *e,
                     double seconds, char *dst, size_t size)
 {
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	locale_t old = c ? uselocale(c) : (locale_t)0;
+	size_t used;
 
 	adapter_format_error(e, a->o.adapter ? a->o.adapter : "?",
 	                     a->o.endpoint, seconds, dst, size);
-	if (c) {
-		uselocale(old);
-		freelocale(c);
-	}
+	used = strlen(dst);
+	if (e->st == STATUS_UNREACHABLE && a->o.also && a->o.also[0] &&
+	    used + 1 < size)
+		snprintf(dst + used, size - used, "\n%s", a->o.also);
 }
 
 /* Rebuilds the rows of the shown window (selection kept by stack id). */

@@ -33,6 +33,7 @@ struct app_opts {
 	const char *prog;
 	const char *adapter;  /* the adapter's name, for titles and files */
 	const char *endpoint; /* what the header shows ("" for none) */
+	const char *also;     /* appended to an unreachable error, or NULL */
 	uint64_t window_ns;
 	bool window_clamped;
 	uint64_t refresh_ns; /* 1/HZ */

@@ -416,6 +416,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	ao.prog = o->prog;
 	ao.adapter = ops->name;
 	ao.endpoint = r->endpoint;
+	ao.also = r->ss.also;
 	ao.window_ns = o->window_ns;
 	ao.window_clamped = o->window_clamped;
 	ao.refresh_ns = o->refresh_ns;

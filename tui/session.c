@@ -4,7 +4,6 @@
 #include "tui/session.h"
 
 #include <errno.h>
-#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,12 +124,40 @@ static int unknown_adapter(const struct session *s,
 	return EXIT_USAGE;
 }
 
-/* The registry's hints, PROG replaced, one per line after a header. */
+/* The registry's hints, PROG replaced by "prog[ cmd]", each line indented
+ * and ended by a newline, into dst (always NUL-terminated, cut if short). */
+static void hints_text(const struct session *s,
+                       const struct adapter_registry *reg, char *dst,
+                       size_t size)
+{
+	const char *sp = s->so.cmd ? " " : "",
+	           *cmd = s->so.cmd ? s->so.cmd : "";
+	size_t used = 0;
+
+	dst[0] = '\0';
+	for (const char *const *h = reg->hints; h && *h && used < size; h++) {
+		const char *at = strstr(*h, "PROG");
+		int n;
+
+		if (at)
+			n = snprintf(dst + used, size - used,
+			             "  %.*s%s%s%s%s\n", (int)(at - *h), *h,
+			             s->so.prog, sp, cmd, at + 4);
+		else
+			n = snprintf(dst + used, size - used, "  %s\n", *h);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* The registry's hints, one per line after a header. */
 static int nothing_to_attach(const struct session *s,
                              const struct adapter_registry *reg)
 {
 	const char *sp = s->so.cmd ? " " : "",
 	           *cmd = s->so.cmd ? s->so.cmd : "";
+	char hints[2048];
 
 	if (!reg->hints || !reg->hints[0]) {
 		char text[512];
@@ -141,19 +168,11 @@ static int nothing_to_attach(const struct session *s,
 		    s->so.prog);
 		return usage_error(s, text);
 	}
+	hints_text(s, reg, hints, sizeof(hints));
 	fprintf(
 	    stderr,
-	    "%s%s%s: no adapter given, and none to attach to by default; what works:\n",
-	    s->so.prog, sp, cmd);
-	for (const char *const *h = reg->hints; *h; h++) {
-		const char *at = strstr(*h, "PROG");
-
-		if (at)
-			fprintf(stderr, "  %.*s%s%s%s%s\n", (int)(at - *h), *h,
-			        s->so.prog, sp, cmd, at + 4);
-		else
-			fprintf(stderr, "  %s\n", *h);
-	}
+	    "%s%s%s: no adapter given, and none to attach to by default; what works:\n%s",
+	    s->so.prog, sp, cmd, hints);
 	fprintf(stderr, "(see '%s adapters' and '%s%s%s --help')\n", s->so.prog,
 	        s->so.prog, sp, cmd);
 	return EXIT_USAGE;
@@ -206,6 +225,21 @@ int session_resolve(struct session *s, const struct opts *o,
 		s->ops = reg->attach_default;
 		if (!s->ops)
 			return nothing_to_attach(s, reg);
+		/* attached by default: if it does not answer, say what else
+		 * works too, since the operator did not choose this source */
+		if (reg->hints && reg->hints[0]) {
+			char hints[sizeof(s->also) - 64];
+			size_t n;
+
+			hints_text(s, reg, hints, sizeof(hints));
+			snprintf(
+			    s->also, sizeof(s->also),
+			    "(%s was tried because no source was given; what else works:)\n%s",
+			    s->ops->name, hints);
+			n = strlen(s->also);
+			if (n && s->also[n - 1] == '\n')
+				s->also[n - 1] = '\0';
+		}
 	}
 	if (o->ncommand && !s->ops->launch_prepare) {
 		char text[1024], list[512];
@@ -530,15 +564,13 @@ void session_format_error(const struct session *s,
                           const struct adapter_error *e, double seconds,
                           char *dst, size_t size)
 {
-	locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	locale_t old = c ? uselocale(c) : (locale_t)0;
+	size_t used;
 
 	adapter_format_error(e, s->ops ? s->ops->name : "", s->endpoint,
 	                     seconds, dst, size);
-	if (c) {
-		uselocale(old);
-		freelocale(c);
-	}
+	used = strlen(dst);
+	if (e->st == STATUS_UNREACHABLE && s->also[0] && used + 1 < size)
+		snprintf(dst + used, size - used, "\n%s", s->also);
 }
 
 /* The other processes the adapter saw, and --keep's note. */

@@ -49,7 +49,11 @@ struct session {
 	uint64_t stop_at_ms;     /* monotonic deadline once stopping */
 	struct worker_msg *held; /* see session_screen */
 	uint64_t held_until_ms;
-	char source[1024];    /* "ADAPTER ENDPOINT, ENDPOINT" */
+	char source[1024]; /* "ADAPTER ENDPOINT, ENDPOINT" */
+	/* What else works, when the adapter was the registry's default for
+	 * attaching rather than the operator's choice: appended to an
+	 * unreachable error ("" otherwise). */
+	char also[1536];
 	const char *endpoint; /* in source, after the adapter's name */
 };
 
