@@ -1,18 +1,18 @@
-/* Commit of the open window: canonical order of rows and entries, the
- * window's single block, the ring, and eviction past the bounds. */
-#include "model/model.h"
+/* The build of a committed window: canonical order of rows and entries,
+ * the window's single block, and its references. */
+#include "model/commit.h"
 
 #include <string.h>
 
 #include "model/alloc.h"
-#include "model/model_int.h"
+#include "model/stackkey.h"
 #include "model/sort.h"
 
 static int cmp_stack_keys(const void *ctx, uint32_t a, uint32_t b)
 {
 	const char *const *key = ctx;
 
-	return model_key_cmp(key[a], key[b]);
+	return stackkey_cmp(key[a], key[b]);
 }
 
 static int cmp_name_keys(const void *ctx, uint32_t a, uint32_t b)
@@ -40,14 +40,14 @@ static bool align8(size_t *acc)
 }
 
 /* Bytes of a meta string as kept (with its NUL), 0 for NULL. */
-static size_t meta_len(const struct model *m, const char *s)
+static size_t meta_len(const struct commit_in *m, const char *s)
 {
-	return s ? model_utf8_cut(s, strnlen(s, m->lim.max_name + 1),
-	                          m->lim.max_name)
+	return s ? model_utf8_cut(s, strnlen(s, m->max_name + 1), m->max_name)
 	         : 0;
 }
 
-static const char *meta_copy(const struct model *m, const char *s, char **at)
+static const char *meta_copy(const struct commit_in *m, const char *s,
+                             char **at)
 {
 	size_t len = meta_len(m, s);
 	char *d = *at;
@@ -99,8 +99,8 @@ static enum status scratch_new(struct scratch *sc, size_t n)
  * stably, and lists the distinct ids (ascending) in id[] with their
  * number of entries in cnt[]; returns how many.  Ids within a span of n
  * take a counting sort (sc->tmp counts), others a radix sort. */
-static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
-                       uint32_t *id, uint32_t *cnt)
+static size_t group_by(const struct commit_in *m, struct scratch *sc,
+                       bool stacks, uint32_t *id, uint32_t *cnt)
 {
 	size_t n = m->nent, ng = 0, span;
 	uint32_t lo = UINT32_MAX, hi = 0;
@@ -145,12 +145,12 @@ static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
 }
 
 /* Entries by name text into sc->byname; returns the number of names. */
-static size_t rank_names(const struct model *m, struct scratch *sc)
+static size_t rank_names(const struct commit_in *m, struct scratch *sc)
 {
 	size_t nn = group_by(m, sc, false, sc->nid, sc->ncnt), at = 0, sum = 0;
 
 	for (size_t q = 0; q < nn; q++) {
-		sc->key[q] = intern_slot(&m->names, sc->nid[q])->str;
+		sc->key[q] = intern_slot(m->names, sc->nid[q])->str;
 		sc->perm[q] = (uint32_t)q;
 	}
 	sort_merge(sc->perm, sc->tmp, nn, cmp_name_keys, sc->key);
@@ -175,14 +175,14 @@ static size_t gallop(const uint32_t *a, size_t from, size_t n, uint32_t x,
 	size_t lo = from, step = 1, hi;
 
 	while (lo + step - 1 < n &&
-	       model_key_cmp(key[a[lo + step - 1]], key[x]) < 0) {
+	       stackkey_cmp(key[a[lo + step - 1]], key[x]) < 0) {
 		lo += step;
 		step *= 2;
 	}
 	hi = lo + step - 1 < n ? lo + step - 1 : n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (model_key_cmp(key[a[mid]], key[x]) < 0)
+		if (stackkey_cmp(key[a[mid]], key[x]) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -194,10 +194,10 @@ static size_t gallop(const uint32_t *a, size_t from, size_t n, uint32_t x,
  * newest kept window has keep its row order (a stack's key never changes
  * while it lives, so that order holds for any subset of them); only the
  * others are compared, sorted, and merged in. */
-static void stack_order(const struct model *m, struct scratch *sc, size_t ns)
+static void stack_order(const struct commit_in *m, struct scratch *sc,
+                        size_t ns)
 {
-	const struct window_priv *prev =
-	    m->count ? model_ring_at(m, m->count - 1) : NULL;
+	const struct window_priv *prev = m->prev;
 	size_t np = prev ? prev->pub.nrows : 0, j = 0, kept = 0, fresh = 0,
 	       at = 0, o = 0;
 	uint32_t *seen = sc->vals, *added = sc->perm;
@@ -234,7 +234,7 @@ static void stack_order(const struct model *m, struct scratch *sc, size_t ns)
 /* Orders the entries by (stack text, name text) into sc->ord, and sets
  * sc->row (each stack group's row, ascending stack id); returns the number
  * of rows and, through *nnames, of names (sc->nid, sc->ncnt). */
-static size_t rank_entries(const struct model *m, struct scratch *sc,
+static size_t rank_entries(const struct commit_in *m, struct scratch *sc,
                            size_t *nnames)
 {
 	size_t n = m->nent, ns, sum = 0;
@@ -244,7 +244,7 @@ static size_t rank_entries(const struct model *m, struct scratch *sc,
 	for (size_t g = 0, i = 0; g < ns; g++) {
 		for (size_t k = 0; k < sc->gcnt[g]; k++)
 			sc->grp[sc->vals[i++]] = (uint32_t)g;
-		sc->key[g] = intern_slot(&m->stacks, sc->gid[g])->str;
+		sc->key[g] = intern_slot(m->stacks, sc->gid[g])->str;
 	}
 	stack_order(m, sc, ns);
 	for (size_t r = 0; r < ns; r++) {
@@ -266,7 +266,7 @@ struct layout {
 	size_t rows, entries, byid, comments, strings, total;
 };
 
-static bool plan(const struct model *m, const struct window_meta *meta,
+static bool plan(const struct commit_in *m, const struct window_meta *meta,
                  size_t nrows, struct layout *l)
 {
 	size_t nc = meta && meta->comments ? meta->ncomments : 0;
@@ -299,7 +299,7 @@ static bool plan(const struct model *m, const struct window_meta *meta,
 	return true;
 }
 
-static void fill_meta(const struct model *m, struct window_meta *dst,
+static void fill_meta(const struct commit_in *m, struct window_meta *dst,
                       const struct window_meta *src, char *block,
                       const struct layout *l)
 {
@@ -320,8 +320,9 @@ static void fill_meta(const struct model *m, struct window_meta *dst,
 
 /* Fills rows and entries in order; each row's stack gets a reference per
  * entry. */
-static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
-                      struct fold_entry *entries, const struct scratch *sc)
+static void fill_rows(const struct commit_in *m, struct window *w,
+                      struct fold_row *rows, struct fold_entry *entries,
+                      const struct scratch *sc)
 {
 	enum { AHEAD = 16 };
 	size_t nrows = 0, n = m->nent;
@@ -351,10 +352,11 @@ static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
 		metrics_add(&w->total, &e->m);
 	}
 	for (size_t r = 0; r < nrows; r++)
-		intern_slot(&m->stacks, rows[r].stack)->refs += rows[r].count;
+		intern_slot(m->stacks, rows[r].stack)->refs += rows[r].count;
 }
 
-static enum status build(struct model *m, const struct window_meta *meta,
+enum status commit_build(const struct commit_in *m,
+                         const struct window_meta *meta,
                          struct window_priv **out)
 {
 	struct scratch sc;
@@ -383,7 +385,7 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	fill_rows(m, w, (struct fold_row *)(void *)(block + l.rows),
 	          (struct fold_entry *)(void *)(block + l.entries), &sc);
 	for (size_t q = 0; q < nnames; q++)
-		intern_slot(&m->names, sc.nid[q])->refs += sc.ncnt[q];
+		intern_slot(m->names, sc.nid[q])->refs += sc.ncnt[q];
 	w->nrows = nrows;
 	w->nentries = m->nent;
 	if (nrows)
@@ -392,85 +394,8 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	mem_free(sc.keys);
 	fill_meta(m, &w->meta, meta, block, &l);
 	w->empty = m->nent == 0;
-	w->stats = m->cur;
+	w->stats = m->stats;
 	w->bytes = l.total;
 	*out = wp;
 	return STATUS_OK;
-}
-
-static enum status ring_reserve(struct model *m)
-{
-	struct window_priv **nr;
-	size_t ncap;
-
-	if (m->count < m->ring_cap)
-		return STATUS_OK;
-	if (m->ring_cap > SIZE_MAX / 2 / sizeof(*nr))
-		return STATUS_NOMEM;
-	ncap = m->ring_cap ? m->ring_cap * 2 : 8;
-	nr = mem_realloc_array(NULL, ncap, sizeof(*nr));
-	if (!nr)
-		return STATUS_NOMEM;
-	for (size_t i = 0; i < m->count; i++)
-		nr[i] = model_ring_at(m, i);
-	mem_free(m->ring);
-	m->ring = nr;
-	m->ring_cap = ncap;
-	m->head = 0;
-	return STATUS_OK;
-}
-
-size_t model_bytes_used(const struct model *m)
-{
-	size_t b = m->win_bytes;
-
-	b = size_add_sat(b, intern_bytes(&m->frames));
-	b = size_add_sat(b, intern_bytes(&m->names));
-	b = size_add_sat(b, intern_bytes(&m->stacks));
-	return size_add_sat(b, m->ring_cap * sizeof(*m->ring));
-}
-
-static void evict(struct model *m)
-{
-	while (m->count > 1 && (m->count > m->lim.max_windows ||
-	                        model_bytes_used(m) > m->lim.mem_budget)) {
-		struct window_priv *w = m->ring[m->head];
-		m->head = (m->head + 1) % m->ring_cap;
-		m->count--;
-		model_unref_window(m, &w->pub);
-		m->win_bytes -= w->pub.bytes;
-		m->evicted++;
-		mem_free(w);
-	}
-}
-
-enum status model_commit(struct model *m, const struct window_meta *meta,
-                         const struct window **out)
-{
-	struct window_priv *w;
-
-	if (out)
-		*out = NULL;
-	if (!m || !m->open)
-		return STATUS_INVAL;
-	if (ring_reserve(m) || build(m, meta, &w))
-		return STATUS_NOMEM;
-	w->pub.seq = ++m->committed;
-	m->ring[(m->head + m->count) % m->ring_cap] = w;
-	m->count++;
-	m->win_bytes += w->pub.bytes;
-	/* A table grown for a burst is given back; a steady one is reused. */
-	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
-		mem_free(m->ent);
-		mem_free(m->idx);
-		m->ent = NULL;
-		m->idx = NULL;
-		m->ent_cap = m->idx_cap = 0;
-	}
-	m->nent = 0;
-	m->open = false;
-	evict(m);
-	if (out)
-		*out = &w->pub;
-	return w->pub.empty ? STATUS_EMPTY_WINDOW : STATUS_OK;
 }
