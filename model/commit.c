@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "model/extras.h"
 #include "model/stackkey.h"
 #include "model/sort.h"
 
@@ -73,16 +74,19 @@ struct scratch {
 	uint32_t *gid, *gcnt;   /* stack groups, ascending id */
 	uint32_t *perm, *tmp;   /* groups in canonical order; merge scratch */
 	uint32_t *row;          /* a stack group's row */
+	uint32_t *pord;         /* entries by parked-at stack text */
+	uint32_t *pid, *pcnt;   /* parked-at groups: id, entries */
 };
 
 static enum status scratch_new(struct scratch *sc, size_t n)
 {
 	char *p = mem_realloc_array(NULL, n ? n : 1,
 	                            2 * sizeof(uint64_t) + sizeof(char *) +
-	                                12 * sizeof(uint32_t));
+	                                15 * sizeof(uint32_t));
 	uint32_t **u32[] = { &sc->vals, &sc->tvals, &sc->byname, &sc->grp,
 		             &sc->ord,  &sc->nid,   &sc->ncnt,   &sc->gid,
-		             &sc->gcnt, &sc->perm,  &sc->tmp,    &sc->row };
+		             &sc->gcnt, &sc->perm,  &sc->tmp,    &sc->row,
+		             &sc->pord, &sc->pid,   &sc->pcnt };
 
 	if (!p)
 		return STATUS_NOMEM;
@@ -95,18 +99,27 @@ static enum status scratch_new(struct scratch *sc, size_t n)
 	return STATUS_OK;
 }
 
-/* Sorts the entries by the id in field (stack or name) into sc->vals,
- * stably, and lists the distinct ids (ascending) in id[] with their
- * number of entries in cnt[]; returns how many.  Ids within a span of n
- * take a counting sort (sc->tmp counts), others a radix sort. */
+enum field { F_STACK, F_NAME, F_PARKED };
+
+static uint32_t field_of(const struct fold_entry *e, enum field f)
+{
+	return f == F_STACK ? e->stack : f == F_NAME ? e->name : e->parked;
+}
+
+/* Sorts the entries (taken in the order in[], or in arrival order when
+ * in is NULL) by the id in field f into sc->vals, stably, and lists the
+ * distinct ids (ascending) in id[] with their number of entries in
+ * cnt[]; returns how many.  Ids within a span of n take a counting sort
+ * (sc->tmp counts), others a radix sort. */
 static size_t group_by(const struct commit_in *m, struct scratch *sc,
-                       bool stacks, uint32_t *id, uint32_t *cnt)
+                       enum field f, const uint32_t *in, uint32_t *id,
+                       uint32_t *cnt)
 {
 	size_t n = m->nent, ng = 0, span;
 	uint32_t lo = UINT32_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t v = stacks ? m->ent[i].stack : m->ent[i].name;
+		uint32_t v = field_of(&m->ent[in ? in[i] : i], f);
 		sc->keys[i] = v;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
@@ -128,11 +141,12 @@ static size_t group_by(const struct commit_in *m, struct scratch *sc,
 			c[v] = at - c[v];
 		}
 		for (size_t i = 0; i < n; i++)
-			sc->vals[c[sc->keys[i] - lo]++] = (uint32_t)i;
+			sc->vals[c[sc->keys[i] - lo]++] =
+			    in ? in[i] : (uint32_t)i;
 		return ng;
 	}
 	for (size_t i = 0; i < n; i++)
-		sc->vals[i] = (uint32_t)i;
+		sc->vals[i] = in ? in[i] : (uint32_t)i;
 	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || sc->keys[i] != sc->keys[i - 1]) {
@@ -144,10 +158,40 @@ static size_t group_by(const struct commit_in *m, struct scratch *sc,
 	return ng;
 }
 
-/* Entries by name text into sc->byname; returns the number of names. */
+/* Entries by parked-at stack text into sc->pord, the parked-at groups in
+ * sc->pid and sc->pcnt; returns their number. */
+static size_t rank_parked(const struct commit_in *m, struct scratch *sc)
+{
+	size_t np = group_by(m, sc, F_PARKED, NULL, sc->pid, sc->pcnt);
+	size_t at = 0, sum = 0;
+
+	if (np <= 1) { /* one parked-at stack (or none): arrival order */
+		memcpy(sc->pord, sc->vals, m->nent * sizeof(*sc->vals));
+		return np;
+	}
+	for (size_t q = 0; q < np; q++) {
+		sc->key[q] = intern_slot(m->stacks, sc->pid[q])->str;
+		sc->perm[q] = (uint32_t)q;
+	}
+	sort_merge(sc->perm, sc->tmp, np, cmp_stack_keys, sc->key);
+	for (size_t r = 0; r < np; r++) {
+		sc->tmp[sc->perm[r]] = (uint32_t)sum;
+		sum += sc->pcnt[sc->perm[r]];
+	}
+	for (size_t q = 0; q < np; q++) {
+		memcpy(sc->pord + sc->tmp[q], sc->vals + at,
+		       sc->pcnt[q] * sizeof(*sc->vals));
+		at += sc->pcnt[q];
+	}
+	return np;
+}
+
+/* Entries by name text, then parked-at stack text, into sc->byname;
+ * returns the number of names. */
 static size_t rank_names(const struct commit_in *m, struct scratch *sc)
 {
-	size_t nn = group_by(m, sc, false, sc->nid, sc->ncnt), at = 0, sum = 0;
+	size_t nn = group_by(m, sc, F_NAME, sc->pord, sc->nid, sc->ncnt);
+	size_t at = 0, sum = 0;
 
 	for (size_t q = 0; q < nn; q++) {
 		sc->key[q] = intern_slot(m->names, sc->nid[q])->str;
@@ -231,16 +275,18 @@ static void stack_order(const struct commit_in *m, struct scratch *sc,
 	memcpy(sc->perm, sc->tmp, ns * sizeof(*sc->perm));
 }
 
-/* Orders the entries by (stack text, name text) into sc->ord, and sets
- * sc->row (each stack group's row, ascending stack id); returns the number
- * of rows and, through *nnames, of names (sc->nid, sc->ncnt). */
+/* Orders the entries by (stack text, name text, parked-at stack text)
+ * into sc->ord, and sets sc->row (each stack group's row, ascending stack
+ * id); returns the number of rows and, through *nnames and *nparked, of
+ * names (sc->nid, sc->ncnt) and parked-at stacks (sc->pid, sc->pcnt). */
 static size_t rank_entries(const struct commit_in *m, struct scratch *sc,
-                           size_t *nnames)
+                           size_t *nnames, size_t *nparked)
 {
 	size_t n = m->nent, ns, sum = 0;
 
+	*nparked = rank_parked(m, sc);
 	*nnames = rank_names(m, sc);
-	ns = group_by(m, sc, true, sc->gid, sc->gcnt);
+	ns = group_by(m, sc, F_STACK, NULL, sc->gid, sc->gcnt);
 	for (size_t g = 0, i = 0; g < ns; g++) {
 		for (size_t k = 0; k < sc->gcnt[g]; k++)
 			sc->grp[sc->vals[i++]] = (uint32_t)g;
@@ -348,6 +394,7 @@ static void fill_rows(const struct commit_in *m, struct window *w,
 		r->count++;
 		r->tasks = u64_add_sat(r->tasks, e->tasks);
 		metrics_add(&r->m, &e->m);
+		extras_add(&r->x, &e->x);
 		w->tasks = u64_add_sat(w->tasks, e->tasks);
 		metrics_add(&w->total, &e->m);
 	}
@@ -366,11 +413,11 @@ enum status commit_build(const struct commit_in *m,
 	struct window *w;
 	char *block;
 	uint32_t *byid;
-	size_t nnames;
+	size_t nnames, nparked;
 
 	if (scratch_new(&sc, m->nent))
 		return STATUS_NOMEM;
-	nrows = rank_entries(m, &sc, &nnames);
+	nrows = rank_entries(m, &sc, &nnames, &nparked);
 	if (!plan(m, meta, nrows, &l) || !(block = mem_alloc(l.total))) {
 		mem_free(sc.keys);
 		return STATUS_NOMEM;
@@ -386,6 +433,8 @@ enum status commit_build(const struct commit_in *m,
 	          (struct fold_entry *)(void *)(block + l.entries), &sc);
 	for (size_t q = 0; q < nnames; q++)
 		intern_slot(m->names, sc.nid[q])->refs += sc.ncnt[q];
+	for (size_t q = 0; q < nparked; q++)
+		intern_slot(m->stacks, sc.pid[q])->refs += sc.pcnt[q];
 	w->nrows = nrows;
 	w->nentries = m->nent;
 	if (nrows)

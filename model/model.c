@@ -9,6 +9,7 @@
 #include "model/alloc.h"
 #include "model/hash.h"
 #include "model/commit.h"
+#include "model/extras.h"
 #include "model/intern.h"
 #include "model/reserved.h"
 #include "model/ring.h"
@@ -18,6 +19,9 @@
  * max_depth * (max_name + 4) bytes, must stay under 2 GiB. */
 #define NAME_BOUND ((size_t)1 << 30)
 #define KEY_BOUND  ((size_t)1 << 31)
+
+/* Pinned stacks and frames, outside the caps: [other], [not parked]. */
+#define PINNED 2
 
 /* A slot of the open window's index: its entry + 1 (0: empty) and the
  * entry's hash (fold_hash in model.c). */
@@ -31,11 +35,13 @@ struct model {
 	struct intern frames, names, stacks;
 	uint32_t other_stack, other_name; /* pinned, outside the caps */
 	uint32_t other_hash;              /* other_stack's hash */
+	uint32_t not_parked;              /* pinned, outside the caps */
 	struct ring ring;
 	uint64_t committed, evicted;
 	/* The open window: its entries in order of arrival, found by (stack,
-	 * name) through an open-addressing index.  They hold no references
-	 * until commit, which adds them per distinct stack and name. */
+	 * parked, name) through an open-addressing index.  They hold no
+	 * references until commit, which adds them per distinct stack and name.
+	 */
 	bool open;
 	struct fold_entry *ent;
 	size_t ent_cap, nent;
@@ -84,8 +90,11 @@ static void unref_window(struct model *m, const struct window *w)
 		for (uint32_t i = row->first; i < row->first + row->count;
 		     i++) {
 			uint32_t name = w->entries[i].name;
+			uint32_t parked = w->entries[i].parked;
 			if (intern_unref(&m->names, name))
 				intern_remove(&m->names, name, true);
+			if (intern_unref(&m->stacks, parked))
+				stack_release(m, parked, true);
 		}
 		/* one reference per entry, dropped all at once */
 		s = intern_slot(&m->stacks, row->stack);
@@ -108,9 +117,11 @@ static void rollback_stacks(struct model *m, uint32_t s0)
 
 /* ---- life ---------------------------------------------------------------*/
 
-static enum status pin_other(struct model *m)
+/* A one-frame stack of reserved name r, pinned outside the caps. */
+static enum status pin_stack(struct model *m, enum reserved r, uint32_t *id,
+                             uint32_t *hash)
 {
-	struct strview o = reserved_name(RESERVED_OTHER);
+	struct strview o = reserved_name(r);
 	char key[64];
 	size_t len = stackkey_text(key, &o, 1);
 	uint32_t h = hash_fold32(stackkey_hash(&o, 1)), f;
@@ -118,13 +129,25 @@ static enum status pin_other(struct model *m)
 
 	if (intern_put(&m->frames, o.ptr, o.len, NULL, 0, SIZE_MAX, &f, &c) ||
 	    intern_put_hashed(&m->stacks, h, key, len, &f, sizeof(f), SIZE_MAX,
-	                      &m->other_stack, &c) ||
+	                      id, &c))
+		return STATUS_NOMEM;
+	intern_ref(&m->frames, f);
+	intern_ref(&m->stacks, *id);
+	*hash = h;
+	return STATUS_OK;
+}
+
+static enum status pin_other(struct model *m)
+{
+	struct strview o = reserved_name(RESERVED_OTHER);
+	uint32_t h;
+	bool c;
+
+	if (pin_stack(m, RESERVED_OTHER, &m->other_stack, &m->other_hash) ||
+	    pin_stack(m, RESERVED_NOT_PARKED, &m->not_parked, &h) ||
 	    intern_put(&m->names, o.ptr, o.len, NULL, 0, SIZE_MAX,
 	               &m->other_name, &c))
 		return STATUS_NOMEM;
-	m->other_hash = h;
-	intern_ref(&m->frames, f);
-	intern_ref(&m->stacks, m->other_stack);
 	intern_ref(&m->names, m->other_name);
 	return STATUS_OK;
 }
@@ -205,6 +228,9 @@ void model_abort(struct model *m)
 		const struct intern_slot *s = intern_slot(&m->stacks, e->stack);
 		if (s && s->refs == 0)
 			stack_release(m, e->stack, true);
+		s = intern_slot(&m->stacks, e->parked);
+		if (s && s->refs == 0)
+			stack_release(m, e->parked, true);
 		s = intern_slot(&m->names, e->name);
 		if (s && s->refs == 0)
 			intern_remove(&m->names, e->name, true);
@@ -239,23 +265,32 @@ static bool view_ok(struct strview v)
 
 /* Checks the sample's views; counts the strings past max_name that are
  * kept (the frames beyond the depth cap are not). */
-static bool scan(const struct model *m, const struct sample *s,
-                 uint64_t *clipped)
+static bool scan_frames(const struct model *m, const struct strview *f,
+                        size_t depth, uint64_t *clipped)
 {
 	size_t max = m->lim.max_name, from = 0;
 
-	if (!view_ok(s->task) || (s->depth && !s->frames))
+	if (depth && !f)
 		return false;
-	*clipped = s->task.len > max;
-	if (s->depth > m->lim.max_depth)
-		from = s->depth - (m->lim.max_depth - 1);
-	for (size_t i = 0; i < s->depth; i++) {
-		if (!view_ok(s->frames[i]))
+	if (depth > m->lim.max_depth)
+		from = depth - (m->lim.max_depth - 1);
+	for (size_t i = 0; i < depth; i++) {
+		if (!view_ok(f[i]))
 			return false;
-		if (i >= from && s->frames[i].len > max)
+		if (i >= from && f[i].len > max)
 			(*clipped)++;
 	}
 	return true;
+}
+
+static bool scan(const struct model *m, const struct sample *s,
+                 uint64_t *clipped)
+{
+	if (!view_ok(s->task))
+		return false;
+	*clipped = s->task.len > m->lim.max_name;
+	return scan_frames(m, s->frames, s->depth, clipped) &&
+	       scan_frames(m, s->parked, s->parked_depth, clipped);
 }
 
 /* ---- finding a stack ---------------------------------------------------
@@ -263,19 +298,20 @@ static bool scan(const struct model *m, const struct sample *s,
  * pass and without building its key text; only a new stack gets its text,
  * its frames' hash_bytes and their lookups. */
 
-/* The frames of s as kept into m->views (reserved names, the depth cap,
- * max_name); *hash gets their stack_hash and *len their key text's
- * length. */
-static enum status sample_frames(struct model *m, const struct sample *s,
+/* The depth frames f of a sample (none: the reserved one-frame stack)
+ * as kept into m->views (reserved names, the depth cap, max_name); *hash
+ * gets their stackkey_hash and *len their key text's length. */
+static enum status sample_frames(struct model *m, const struct strview *f,
+                                 size_t depth, enum reserved none,
                                  size_t *nframes, uint64_t *hash, size_t *len)
 {
-	size_t depth = s->depth, skip = 0, k = 0;
+	size_t skip = 0, k = 0;
 	size_t n = depth == 0 ? 1 : size_min(depth, m->lim.max_depth);
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
 		return STATUS_NOMEM;
 	if (depth == 0) {
-		m->views[k++] = reserved_name(RESERVED_NO_STACK);
+		m->views[k++] = reserved_name(none);
 	} else if (depth > m->lim.max_depth) {
 		skip = depth - (m->lim.max_depth - 1);
 		m->views[k++] =
@@ -283,7 +319,7 @@ static enum status sample_frames(struct model *m, const struct sample *s,
 		         reserved_truncated(m->mark, sizeof(m->mark), skip));
 	}
 	for (size_t i = skip; i < depth; i++)
-		m->views[k++] = bound(m, s->frames[i], RESERVED_UNKNOWN_FRAME);
+		m->views[k++] = bound(m, f[i], RESERVED_UNKNOWN_FRAME);
 	*nframes = k;
 	*hash = stackkey_hash(m->views, k);
 	*len = sizeof(uint32_t);
@@ -306,13 +342,14 @@ static enum status new_stack(struct model *m, const struct frames_key *k,
 	stackkey_text(m->text, k->v, n);
 	for (size_t i = 0; i < n; i++) {
 		st = put_str(&m->frames, k->v[i],
-		             size_add_sat(m->lim.max_frames, 1), &m->ids[i]);
+		             size_add_sat(m->lim.max_frames, PINNED),
+		             &m->ids[i]);
 		if (st != STATUS_OK)
 			return st;
 	}
 	st = intern_put_hashed(
 	    &m->stacks, h, m->text, k->len, m->ids, n * sizeof(*m->ids),
-	    size_add_sat(m->lim.max_stacks, 1), out, &created);
+	    size_add_sat(m->lim.max_stacks, PINNED), out, &created);
 	if (st == STATUS_OK && created) {
 		for (size_t i = 0; i < n; i++)
 			intern_ref(&m->frames, m->ids[i]);
@@ -322,12 +359,14 @@ static enum status new_stack(struct model *m, const struct frames_key *k,
 
 /* ---- the open window's entries --------------------------------------- */
 
-/* The index's hash of a (stack, name) pair, from the stack's hash so that
- * it is known (and its slot fetched) before the stack is found. */
-static inline uint32_t fold_hash(uint32_t stack_hash32, uint32_t name)
+/* The index's hash of a (stack, parked, name), from the stack's hash so
+ * that it is known (and its slot fetched) before the stack is found. */
+static inline uint32_t fold_hash(uint32_t stack_hash32, uint32_t parked,
+                                 uint32_t name)
 {
 	uint64_t x =
-	    ((uint64_t)stack_hash32 << 32 | name) * 0x9e3779b97f4a7c15ull;
+	    ((uint64_t)(stack_hash32 ^ parked * 0x85ebca6bu) << 32 | name) *
+	    0x9e3779b97f4a7c15ull;
 
 	x ^= x >> 29;
 	x *= 0xbf58476d1ce4e5b9ull;
@@ -374,64 +413,99 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
-static enum status fold_add(struct model *m, uint32_t stack, uint32_t name,
-                            uint32_t h, const struct sample *s)
+/* The fold key of an entry of the open window. */
+struct fold_key {
+	uint32_t stack, parked, name;
+	uint32_t hash; /* fold_hash */
+};
+
+static enum status fold_add(struct model *m, const struct fold_key *k,
+                            const struct sample *s)
 {
 	uint64_t tasks = s->tasks ? s->tasks : 1;
 	struct fold_entry *e;
 
 	if (m->idx_cap) {
 		size_t mask = m->idx_cap - 1;
-		for (size_t i = h & mask; m->idx[i].ent; i = (i + 1) & mask) {
-			if (m->idx[i].hash != h)
+		for (size_t i = k->hash & mask; m->idx[i].ent;
+		     i = (i + 1) & mask) {
+			if (m->idx[i].hash != k->hash)
 				continue;
 			e = &m->ent[m->idx[i].ent - 1];
-			if (e->stack == stack && e->name == name) {
+			if (e->stack == k->stack && e->name == k->name &&
+			    e->parked == k->parked) {
 				e->tasks = u64_add_sat(e->tasks, tasks);
 				metrics_add(&e->m, &s->m);
+				if (s->x.known)
+					extras_add(&e->x, &s->x);
 				return STATUS_OK;
 			}
 		}
 	}
 	if (fold_reserve(m))
 		return STATUS_NOMEM;
-	idx_place(m->idx, m->idx_cap, h, (uint32_t)(m->nent + 1));
+	idx_place(m->idx, m->idx_cap, k->hash, (uint32_t)(m->nent + 1));
 	e = &m->ent[m->nent++];
-	e->stack = stack;
-	e->name = name;
-	e->tasks = tasks;
-	e->m = s->m;
+	*e = (struct fold_entry){
+		.stack = k->stack,
+		.name = k->name,
+		.tasks = tasks,
+		.m = s->m,
+		.parked = k->parked,
+		.x = s->x,
+	};
+	extras_clean(&e->x);
 	return STATUS_OK;
 }
 
 /* ---- model_add ---------------------------------------------------------*/
 
-/* Finds or makes the stack of the frames of k (hash h32) and folds s into
- * its entry with name.  STATUS_LIMIT when a cap refused the stack (nothing
- * folded). */
-static enum status add_stack(struct model *m, const struct sample *s,
-                             const struct frames_key *k, uint32_t h32,
-                             uint32_t name)
+/* Finds or makes the stack of the frames of k (hash h32).  STATUS_LIMIT
+ * when the stack cap refused it. */
+static enum status find_stack(struct model *m, const struct frames_key *k,
+                              uint32_t h32, uint32_t *stack)
 {
-	uint32_t fh = fold_hash(h32, name), stack;
+	*stack = hash_table_find(&m->stacks.index, h32, stackkey_eq, k);
+	if (*stack)
+		return STATUS_OK;
+	if (m->stacks.live >= size_add_sat(m->lim.max_stacks, PINNED))
+		return STATUS_LIMIT;
+	return new_stack(m, k, h32, stack);
+}
 
-	if (m->idx_cap)
-		model_prefetch(&m->idx[fh & (m->idx_cap - 1)]);
-	stack = hash_table_find(&m->stacks.index, h32, stackkey_eq, k);
-	if (!stack) {
-		enum status st;
-		if (m->stacks.live >= size_add_sat(m->lim.max_stacks, 1))
-			return STATUS_LIMIT;
-		st = new_stack(m, k, h32, &stack);
-		if (st != STATUS_OK)
-			return st;
+/* The parked-at stack of s into *parked: the pinned "[not parked]" when
+ * s has none, "[other]" (and *other set) when a cap refused it. */
+static enum status add_parked(struct model *m, const struct sample *s,
+                              uint32_t *parked, bool *other)
+{
+	uint32_t f0 = m->frames.next, s0 = m->stacks.next;
+	struct frames_key k;
+	enum status st;
+	uint64_t h;
+
+	*parked = m->not_parked;
+	if (s->parked_depth == 0)
+		return STATUS_OK;
+	st = sample_frames(m, s->parked, s->parked_depth, RESERVED_NOT_PARKED,
+	                   &k.n, &h, &k.len);
+	if (st != STATUS_OK)
+		return st;
+	k.v = m->views;
+	st = find_stack(m, &k, hash_fold32(h), parked);
+	if (st == STATUS_LIMIT) {
+		rollback_stacks(m, s0);
+		intern_rollback(&m->frames, f0);
+		*parked = m->other_stack;
+		*other = true;
+		return STATUS_OK;
 	}
-	return fold_add(m, stack, name, fh, s);
+	return st;
 }
 
 enum status model_add(struct model *m, const struct sample *s)
 {
-	uint32_t f0, s0, n0, name, h32;
+	uint32_t f0, s0, n0, f1, s1, h32;
+	struct fold_key fk;
 	struct frames_key k;
 	uint64_t clipped, h;
 	bool other = false;
@@ -443,45 +517,62 @@ enum status model_add(struct model *m, const struct sample *s)
 		m->cur.zero++;
 		return STATUS_OK;
 	}
-	st = sample_frames(m, s, &k.n, &h, &k.len);
+	f0 = m->frames.next;
+	s0 = m->stacks.next;
+	n0 = m->names.next;
+	st = add_parked(m, s, &fk.parked, &other);
 	if (st != STATUS_OK)
-		return st;
+		goto undo;
+	st = sample_frames(m, s->frames, s->depth, RESERVED_NO_STACK, &k.n, &h,
+	                   &k.len);
+	if (st != STATUS_OK)
+		goto undo;
 	k.v = m->views;
 	/* the stack's index slot is fetched while the name is looked up */
 	h32 = hash_fold32(h);
 	if (m->stacks.index.cap)
 		model_prefetch(
 		    &m->stacks.index.slots[h32 & (m->stacks.index.cap - 1)]);
-	f0 = m->frames.next;
-	s0 = m->stacks.next;
-	n0 = m->names.next;
+	f1 = m->frames.next;
+	s1 = m->stacks.next;
 	st = put_str(&m->names, bound(m, s->task, RESERVED_UNNAMED),
-	             size_add_sat(m->lim.max_frames, 1), &name);
+	             size_add_sat(m->lim.max_frames, 1), &fk.name);
+	fk.stack = m->other_stack;
 	if (st == STATUS_LIMIT) {
-		name = m->other_name;
+		fk.name = m->other_name;
 		other = true;
+		st = STATUS_OK;
 	} else if (st == STATUS_OK) {
-		st = add_stack(m, s, &k, h32, name);
+		fk.hash = fold_hash(h32, fk.parked, fk.name);
+		if (m->idx_cap)
+			model_prefetch(&m->idx[fk.hash & (m->idx_cap - 1)]);
+		st = find_stack(m, &k, h32, &fk.stack);
 		if (st == STATUS_LIMIT) {
-			rollback_stacks(m, s0);
-			intern_rollback(&m->frames, f0);
+			rollback_stacks(m, s1);
+			intern_rollback(&m->frames, f1);
+			fk.stack = m->other_stack;
 			other = true;
+			st = STATUS_OK;
 		}
 	}
-	if (other)
-		st = fold_add(m, m->other_stack, name,
-		              fold_hash(m->other_hash, name), s);
-	if (st != STATUS_OK) {
-		rollback_stacks(m, s0);
-		intern_rollback(&m->frames, f0);
-		intern_rollback(&m->names, n0);
-		return st;
+	if (st == STATUS_OK) {
+		if (fk.stack == m->other_stack)
+			fk.hash = fold_hash(m->other_hash, fk.parked, fk.name);
+		st = fold_add(m, &fk, s);
 	}
+	if (st != STATUS_OK)
+		goto undo;
 	m->cur.samples++;
 	m->cur.other += other;
-	m->cur.truncated += s->depth > m->lim.max_depth;
+	m->cur.truncated += (s->depth > m->lim.max_depth) +
+	                    (s->parked_depth > m->lim.max_depth);
 	m->cur.clipped += clipped;
 	return other ? STATUS_LIMIT : STATUS_OK;
+undo:
+	rollback_stacks(m, s0);
+	intern_rollback(&m->frames, f0);
+	intern_rollback(&m->names, n0);
+	return st;
 }
 
 static enum status sink_sample(void *ctx, const struct sample *s)
@@ -615,17 +706,21 @@ size_t window_find_row(const struct window *w, uint32_t stack)
 	const struct window_priv *wp = (const struct window_priv *)w;
 	size_t lo = 0, hi = w->nrows;
 
-	while (lo < hi) {
+	while (lo < hi) { /* the first of its rows, by (stack, name) id */
 		size_t mid = lo + (hi - lo) / 2;
-		uint32_t at = w->rows[wp->byid[mid]].stack;
-		if (at == stack)
-			return wp->byid[mid];
-		if (at < stack)
+		if (w->rows[wp->byid[mid]].stack < stack)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	if (lo < w->nrows && w->rows[wp->byid[lo]].stack == stack)
+		return wp->byid[lo];
 	return SIZE_MAX;
+}
+
+uint32_t model_not_parked(const struct model *m)
+{
+	return m->not_parked;
 }
 
 int model_stack_cmp(const struct model *m, uint32_t a, uint32_t b)
@@ -647,9 +742,10 @@ void model_stats(const struct model *m, struct model_stats *st)
 	st->windows_committed = m->committed;
 	st->windows_evicted = m->evicted;
 	st->windows_kept = m->ring.count;
-	/* The pinned [other] frame, stack and name are not counted. */
-	st->frames_live = m->frames.live - 1;
-	st->stacks_live = m->stacks.live - 1;
+	/* The pinned [other] frame, stack and name are not counted, */
+	/* nor the pinned [not parked] frame and stack */
+	st->frames_live = m->frames.live - PINNED;
+	st->stacks_live = m->stacks.live - PINNED;
 	st->names_live = m->names.live - 1;
 	st->frames_reclaimed = m->frames.reclaimed;
 	st->stacks_reclaimed = m->stacks.reclaimed;
