@@ -293,16 +293,24 @@ static enum status line_sample(void *ctx, const struct sample *s)
 		used += (size_t)snprintf(d + used, 96 - used, "%s%.*s",
 		                         i ? ";" : "", (int)s->frames[i].len,
 		                         s->frames[i].ptr);
-	snprintf(d + used, 96 - used, "|%.*s|%llu|%llu", (int)s->task.len,
-	         s->task.len ? s->task.ptr : "",
-	         (unsigned long long)s->m.v[METRIC_WAKES],
-	         (unsigned long long)s->tasks);
+	used +=
+	    (size_t)snprintf(d + used, 96 - used, "|%.*s|%llu|%llu|",
+	                     (int)s->task.len, s->task.len ? s->task.ptr : "",
+	                     (unsigned long long)s->m.v[METRIC_WAKES],
+	                     (unsigned long long)s->tasks);
+	for (i = 0; i < s->parked_depth; i++)
+		used += (size_t)snprintf(d + used, 96 - used, "%s%.*s",
+		                         i ? ";" : "", (int)s->parked[i].len,
+		                         s->parked[i].ptr);
+	snprintf(d + used, 96 - used, "|%u|%llu", (unsigned)s->x.known,
+	         (unsigned long long)s->x.v[EXTRA_SELF_WAKES]);
 	return l->n == 3 ? STATUS_LIMIT : STATUS_OK;
 }
 
 static enum status fill(struct batch *b)
 {
 	struct strview fr[3] = { { "root", 4 }, { "", 0 }, { "leaf", 4 } };
+	struct strview pk[3] = { { "p0", 2 }, { "p1", 2 }, { "p2", 2 } };
 	struct sample s;
 	int i;
 
@@ -315,6 +323,11 @@ static enum status fill(struct batch *b)
 		s.task = sv_c(i == 2 ? "" : "t");
 		s.m.v[METRIC_WAKES] = (uint64_t)i * 10;
 		s.tasks = (uint64_t)i;
+		/* the parked-at stack and the figures travel too */
+		s.parked = pk;
+		s.parked_depth = (size_t)(3 - i);
+		s.x.known = (uint32_t)i;
+		s.x.v[EXTRA_SELF_WAKES] = 100 + (uint64_t)i;
 		st = batch_add(b, &s);
 		if (st != STATUS_OK)
 			return st;
@@ -340,10 +353,10 @@ static enum status batch_round(void *ctx)
 		st = batch_feed(&b, &sink);
 	if (st == STATUS_OK) {
 		ck_assert_uint_eq(l.n, 4);
-		ck_assert_str_eq(l.s[0], "|t|0|0");
-		ck_assert_str_eq(l.s[1], "root|t|10|1");
-		ck_assert_str_eq(l.s[2], "root;||20|2");
-		ck_assert_str_eq(l.s[3], "root;;leaf|t|30|3");
+		ck_assert_str_eq(l.s[0], "|t|0|0|p0;p1;p2|0|100");
+		ck_assert_str_eq(l.s[1], "root|t|10|1|p0;p1|1|101");
+		ck_assert_str_eq(l.s[2], "root;||20|2|p0|2|102");
+		ck_assert_str_eq(l.s[3], "root;;leaf|t|30|3||3|103");
 	} else {
 		ck_assert_int_eq(st, STATUS_NOMEM);
 	}
@@ -366,12 +379,18 @@ START_TEST(batch_copies_and_feeds)
 	ck_assert_int_eq(batch_add(&a, &s), STATUS_INVAL);
 	s.frames = &fr;
 	s.depth = 1;
+	s.parked_depth = 1; /* parked frames missing: refused too */
+	ck_assert_int_eq(batch_add(&a, &s), STATUS_INVAL);
+	s.parked = &fr; /* past the frame cap, spawn and parked together */
+	s.parked_depth = BATCH_MAX_FRAMES;
+	ck_assert_int_eq(batch_add(&a, &s), STATUS_LIMIT);
+	s.parked_depth = 0;
 	ck_assert_int_eq(batch_add(&a, &s), STATUS_OK);
-	ck_assert_uint_eq(a.dropped, 1);
+	ck_assert_uint_eq(a.dropped, 3);
 	batch_move(&b, &a);
 	ck_assert_uint_eq(a.n, 0);
 	ck_assert_uint_eq(b.n, 1);
-	ck_assert_uint_eq(b.dropped, 1);
+	ck_assert_uint_eq(b.dropped, 3);
 	batch_clear(&b);
 	ck_assert_uint_eq(b.n, 0);
 	ck_assert_uint_eq(b.dropped, 0);
