@@ -76,6 +76,7 @@ struct scratch {
 	uint32_t *row;          /* a stack group's row */
 	uint32_t *pord;         /* entries by parked-at stack text */
 	uint32_t *pid, *pcnt;   /* parked-at groups: id, entries */
+	size_t np;              /* their number; pord unset when 1 or 0 */
 };
 
 static enum status scratch_new(struct scratch *sc, size_t n)
@@ -162,13 +163,18 @@ static size_t group_by(const struct commit_in *m, struct scratch *sc,
  * sc->pid and sc->pcnt; returns their number. */
 static size_t rank_parked(const struct commit_in *m, struct scratch *sc)
 {
-	size_t np = group_by(m, sc, F_PARKED, NULL, sc->pid, sc->pcnt);
-	size_t at = 0, sum = 0;
+	size_t np, at = 0, sum = 0;
 
-	if (np <= 1) { /* one parked-at stack (or none): arrival order */
-		memcpy(sc->pord, sc->vals, m->nent * sizeof(*sc->vals));
-		return np;
+	if (!m->any_parked) { /* one group, without a pass over the entries */
+		sc->pid[0] = m->not_parked;
+		sc->pcnt[0] = (uint32_t)m->nent;
+		sc->np = m->nent ? 1 : 0;
+		return sc->np;
 	}
+	np = group_by(m, sc, F_PARKED, NULL, sc->pid, sc->pcnt);
+	sc->np = np;
+	if (np <= 1) /* one parked-at stack (or none): arrival order */
+		return np;
 	for (size_t q = 0; q < np; q++) {
 		sc->key[q] = intern_slot(m->stacks, sc->pid[q])->str;
 		sc->perm[q] = (uint32_t)q;
@@ -190,7 +196,8 @@ static size_t rank_parked(const struct commit_in *m, struct scratch *sc)
  * returns the number of names. */
 static size_t rank_names(const struct commit_in *m, struct scratch *sc)
 {
-	size_t nn = group_by(m, sc, F_NAME, sc->pord, sc->nid, sc->ncnt);
+	size_t nn = group_by(m, sc, F_NAME, sc->np > 1 ? sc->pord : NULL,
+	                     sc->nid, sc->ncnt);
 	size_t at = 0, sum = 0;
 
 	for (size_t q = 0; q < nn; q++) {
@@ -394,7 +401,8 @@ static void fill_rows(const struct commit_in *m, struct window *w,
 		r->count++;
 		r->tasks = u64_add_sat(r->tasks, e->tasks);
 		metrics_add(&r->m, &e->m);
-		extras_add(&r->x, &e->x);
+		if (e->x.known)
+			extras_add(&r->x, &e->x);
 		w->tasks = u64_add_sat(w->tasks, e->tasks);
 		metrics_add(&w->total, &e->m);
 	}

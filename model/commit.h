@@ -3,7 +3,9 @@
 #ifndef ASYNCTOP_MODEL_COMMIT_H
 #define ASYNCTOP_MODEL_COMMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/base.h"
 #include "model/intern.h"
@@ -19,6 +21,8 @@ struct commit_in {
 	struct intern *stacks, *names;
 	const struct window_priv *prev; /* the newest kept window, or NULL */
 	size_t max_name;                /* the cut of meta strings */
+	bool any_parked;     /* false: every entry's parked is not_parked */
+	uint32_t not_parked; /* the pinned "[not parked]" stack */
 	struct window_stats stats;
 };
 

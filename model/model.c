@@ -46,7 +46,8 @@ struct model {
 	struct fold_entry *ent;
 	size_t ent_cap, nent;
 	struct fold_slot *idx;
-	size_t idx_cap; /* 0 or a power of two; load at most 3/4 */
+	size_t idx_cap;  /* 0 or a power of two; load at most 3/4 */
+	bool any_parked; /* an entry is parked somewhere known */
 	struct window_stats cur;
 	/* Scratch of model_add: the sample's frames as kept, their ids, the
 	 * stack's key text, and the depth cap's marker. */
@@ -204,6 +205,7 @@ void model_free(struct model *m)
 static void open_reset(struct model *m)
 {
 	m->nent = 0;
+	m->any_parked = false;
 	if (m->idx_cap)
 		memset(m->idx, 0, m->idx_cap * sizeof(*m->idx));
 	memset(&m->cur, 0, sizeof(m->cur));
@@ -446,15 +448,18 @@ static enum status fold_add(struct model *m, const struct fold_key *k,
 		return STATUS_NOMEM;
 	idx_place(m->idx, m->idx_cap, k->hash, (uint32_t)(m->nent + 1));
 	e = &m->ent[m->nent++];
+	m->any_parked |= k->parked != m->not_parked;
 	*e = (struct fold_entry){
 		.stack = k->stack,
 		.name = k->name,
 		.tasks = tasks,
 		.m = s->m,
 		.parked = k->parked,
-		.x = s->x,
 	};
-	extras_clean(&e->x);
+	if (s->x.known) {
+		e->x = s->x;
+		extras_clean(&e->x);
+	}
 	return STATUS_OK;
 }
 
@@ -629,6 +634,8 @@ enum status model_commit(struct model *m, const struct window_meta *meta,
 		.prev =
 		    m->ring.count ? ring_at(&m->ring, m->ring.count - 1) : NULL,
 		.max_name = m->lim.max_name,
+		.any_parked = m->any_parked,
+		.not_parked = m->not_parked,
 		.stats = m->cur,
 	};
 	if (ring_reserve(&m->ring) || commit_build(&in, meta, &w))
