@@ -1,9 +1,10 @@
 /* A kept window grouped another way (model_group): its entries reordered
  * under the rows of the asked grouping, from the window alone.
  *
- * Stacks and names are ranked once (their distinct ids sorted by text),
- * then the entries take two stable radix sorts on those ranks: by (name,
- * other stack), then by (row stack, name when split). */
+ * Parked-at stacks and names are ranked once (their distinct ids sorted
+ * by text; spawn stacks are ranked by the window's rows already), then the
+ * entries take two stable radix sorts on those ranks: by (name, other
+ * stack), then by (row stack, name when split). */
 #include "model/model.h"
 
 #include <stdint.h>
@@ -89,24 +90,27 @@ static void rank(const struct model *m, struct scratch *sc, size_t n,
 		sc->slot[i] = sc->tmp[sc->slot[i]];
 }
 
-/* The entries of w in the order of g into sc->vals (n of them). */
+/* The entries of w in the order of g into sc->vals (n of them).  A kept
+ * window's rows are in spawn stack order already, so a spawn stack's rank
+ * is its row's index; only parked-at stacks and names are ranked. */
 static void order(const struct model *m, const struct window *w,
                   struct grouping g, struct scratch *sc)
 {
 	size_t n = w->nentries;
 	bool parked = g.key == GROUP_PARKED;
+	uint32_t *spawn = parked ? sc->orank : sc->rrank;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct fold_entry *e = &w->entries[i];
-		sc->keys[2 * i] = parked ? e->parked : e->stack;
-		sc->keys[2 * i + 1] = parked ? e->stack : e->parked;
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *row = &w->rows[r];
+		for (uint32_t i = row->first; i < row->first + row->count; i++)
+			spawn[i] = (uint32_t)r;
 	}
-	rank(m, sc, 2 * n, false);
-	for (size_t i = 0; i < n; i++) {
-		sc->rrank[i] = sc->slot[2 * i];
-		sc->orank[i] = sc->slot[2 * i + 1];
+	for (size_t i = 0; i < n; i++)
+		sc->keys[i] = w->entries[i].parked;
+	rank(m, sc, n, false);
+	memcpy(parked ? sc->rrank : sc->orank, sc->slot, n * sizeof(*sc->slot));
+	for (size_t i = 0; i < n; i++)
 		sc->keys[i] = w->entries[i].name;
-	}
 	rank(m, sc, n, true);
 	memcpy(sc->nrank, sc->slot, n * sizeof(*sc->nrank));
 	for (size_t i = 0; i < n; i++) {
