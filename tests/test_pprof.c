@@ -618,6 +618,20 @@ START_TEST(torture_encoder)
 	t.o = NULL;
 	(void)tu_torture(torture_encode, &t);
 	model_free(m);
+	/* the labels of parked-at stacks and figures, both groupings */
+	m = pt_parked_model(&t.w);
+	t.m = m;
+	ck_assert_uint_gt(tu_torture(torture_encode, &t), 10);
+	{
+		const struct window *kept = t.w;
+		ck_assert_int_eq(
+		    model_group(m, kept,
+		                (struct grouping){ .key = GROUP_PARKED }, &t.w),
+		    STATUS_OK);
+		ck_assert_uint_gt(tu_torture(torture_encode, &t), 10);
+		model_group_free(t.w);
+	}
+	model_free(m);
 }
 END_TEST
 
