@@ -85,7 +85,9 @@ static bool add_osample(struct enc *e, uint32_t group, uint32_t row,
 		               .count = (uint32_t)count,
 		               .leaf = leaf };
 	for (size_t k = start; k < start + count; k++)
-		extras_add(&o->x, &e->w->entries[pprof_entry_at(e, k)].x);
+		extras_add(
+		    &o->x,
+		    window_extras(e->w, &e->w->entries[pprof_entry_at(e, k)]));
 	e->nos++;
 	return true;
 }

@@ -316,7 +316,7 @@ static size_t rank_entries(const struct commit_in *m, struct scratch *sc,
 
 /* Lays out the block; false on overflow. */
 struct layout {
-	size_t rows, entries, byid, comments, strings, total;
+	size_t rows, entries, extras, byid, comments, strings, total;
 };
 
 static bool plan(const struct commit_in *m, const struct window_meta *meta,
@@ -332,6 +332,9 @@ static bool plan(const struct commit_in *m, const struct window_meta *meta,
 		return false;
 	l->entries = sz;
 	if (!add_size(&sz, m->nent, sizeof(struct fold_entry)))
+		return false;
+	l->extras = sz;
+	if (!add_size(&sz, m->nxs, sizeof(struct extras)))
 		return false;
 	l->byid = sz;
 	if (!add_size(&sz, nrows, sizeof(uint32_t)) || !align8(&sz))
@@ -371,12 +374,14 @@ static void fill_meta(const struct commit_in *m, struct window_meta *dst,
 		c[i] = meta_copy(m, src->comments[i], &at);
 }
 
-/* Fills rows and entries in order; each row's stack gets a reference per
- * entry. */
+/* Fills rows and entries in order, and the entries' figures in the
+ * entries' order; each row's stack gets a reference per entry. */
 static void fill_rows(const struct commit_in *m, struct window *w,
                       struct fold_row *rows, struct fold_entry *entries,
-                      const struct scratch *sc)
+                      struct extras *xs, const struct scratch *sc)
 {
+	uint32_t nx = 0;
+
 	enum { AHEAD = 16 };
 	size_t nrows = 0, n = m->nent;
 
@@ -391,6 +396,10 @@ static void fill_rows(const struct commit_in *m, struct window *w,
 			model_prefetch(p + sizeof(*e) - 1);
 		}
 		entries[i] = *e;
+		if (e->xi) { /* the figures follow the entries' order */
+			xs[nx] = m->xs[e->xi - 1];
+			entries[i].xi = ++nx;
+		}
 		if (nrows == 0 || rows[nrows - 1].stack != e->stack) {
 			r = &rows[nrows++];
 			memset(r, 0, sizeof(*r));
@@ -401,8 +410,8 @@ static void fill_rows(const struct commit_in *m, struct window *w,
 		r->count++;
 		r->tasks = u64_add_sat(r->tasks, e->tasks);
 		metrics_add(&r->m, &e->m);
-		if (e->x.known)
-			extras_add(&r->x, &e->x);
+		if (e->xi)
+			extras_add(&r->x, &m->xs[e->xi - 1]);
 		w->tasks = u64_add_sat(w->tasks, e->tasks);
 		metrics_add(&w->total, &e->m);
 	}
@@ -438,7 +447,10 @@ enum status commit_build(const struct commit_in *m,
 	byid = (uint32_t *)(void *)(block + l.byid);
 	/* Nothing fails from here: the entries' references are taken. */
 	fill_rows(m, w, (struct fold_row *)(void *)(block + l.rows),
-	          (struct fold_entry *)(void *)(block + l.entries), &sc);
+	          (struct fold_entry *)(void *)(block + l.entries),
+	          (struct extras *)(void *)(block + l.extras), &sc);
+	w->extras = (const struct extras *)(void *)(block + l.extras);
+	w->nextras = m->nxs;
 	for (size_t q = 0; q < nnames; q++)
 		intern_slot(m->names, sc.nid[q])->refs += sc.ncnt[q];
 	for (size_t q = 0; q < nparked; q++)

@@ -18,6 +18,8 @@
 struct commit_in {
 	const struct fold_entry *ent; /* the open window, in arrival order */
 	size_t nent;
+	const struct extras *xs; /* the entries' figures (fold_entry.xi) */
+	size_t nxs;
 	struct intern *stacks, *names;
 	const struct window_priv *prev; /* the newest kept window, or NULL */
 	size_t max_name;                /* the cut of meta strings */

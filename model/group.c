@@ -191,7 +191,8 @@ enum status model_group(const struct model *m, const struct window *w,
 		r->count++;
 		r->tasks = u64_add_sat(r->tasks, e->tasks);
 		metrics_add(&r->m, &e->m);
-		extras_add(&r->x, &e->x);
+		if (e->xi) /* the entries keep pointing at w's figures */
+			extras_add(&r->x, window_extras(w, e));
 	}
 	/* the by-id index: rows by (stack id, name id) */
 	for (size_t r = 0; r < nrows; r++) {

@@ -45,6 +45,8 @@ struct model {
 	bool open;
 	struct fold_entry *ent;
 	size_t ent_cap, nent;
+	struct extras *xs; /* the figures of entries that know any */
+	size_t xs_cap, nxs;
 	struct fold_slot *idx;
 	size_t idx_cap;  /* 0 or a power of two; load at most 3/4 */
 	bool any_parked; /* an entry is parked somewhere known */
@@ -195,6 +197,7 @@ void model_free(struct model *m)
 	intern_fini(&m->names);
 	intern_fini(&m->stacks);
 	mem_free(m->ent);
+	mem_free(m->xs);
 	mem_free(m->idx);
 	mem_free(m->views);
 	mem_free(m->ids);
@@ -205,6 +208,7 @@ void model_free(struct model *m)
 static void open_reset(struct model *m)
 {
 	m->nent = 0;
+	m->nxs = 0;
 	m->any_parked = false;
 	if (m->idx_cap)
 		memset(m->idx, 0, m->idx_cap * sizeof(*m->idx));
@@ -415,6 +419,16 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
+/* A new, unknown set of figures for an entry, at m->xs[*xi - 1]. */
+static enum status new_extras(struct model *m, uint32_t *xi)
+{
+	if (mem_grow(&m->xs, &m->xs_cap, m->nxs + 1, sizeof(*m->xs)))
+		return STATUS_NOMEM;
+	m->xs[m->nxs++] = (struct extras){ .known = 0 };
+	*xi = (uint32_t)m->nxs;
+	return STATUS_OK;
+}
+
 /* The fold key of an entry of the open window. */
 struct fold_key {
 	uint32_t stack, parked, name;
@@ -436,15 +450,20 @@ static enum status fold_add(struct model *m, const struct fold_key *k,
 			e = &m->ent[m->idx[i].ent - 1];
 			if (e->stack == k->stack && e->name == k->name &&
 			    e->parked == k->parked) {
+				if (s->x.known && !e->xi &&
+				    new_extras(m, &e->xi))
+					return STATUS_NOMEM;
 				e->tasks = u64_add_sat(e->tasks, tasks);
 				metrics_add(&e->m, &s->m);
 				if (s->x.known)
-					extras_add(&e->x, &s->x);
+					extras_add(&m->xs[e->xi - 1], &s->x);
 				return STATUS_OK;
 			}
 		}
 	}
-	if (fold_reserve(m))
+	if (fold_reserve(m) ||
+	    (s->x.known &&
+	     mem_grow(&m->xs, &m->xs_cap, m->nxs + 1, sizeof(*m->xs))))
 		return STATUS_NOMEM;
 	idx_place(m->idx, m->idx_cap, k->hash, (uint32_t)(m->nent + 1));
 	e = &m->ent[m->nent++];
@@ -456,9 +475,10 @@ static enum status fold_add(struct model *m, const struct fold_key *k,
 		.m = s->m,
 		.parked = k->parked,
 	};
-	if (s->x.known) {
-		e->x = s->x;
-		extras_clean(&e->x);
+	if (s->x.known) { /* room made above */
+		m->xs[m->nxs] = s->x;
+		extras_clean(&m->xs[m->nxs++]);
+		e->xi = (uint32_t)m->nxs;
 	}
 	return STATUS_OK;
 }
@@ -629,6 +649,8 @@ enum status model_commit(struct model *m, const struct window_meta *meta,
 	in = (struct commit_in){
 		.ent = m->ent,
 		.nent = m->nent,
+		.xs = m->xs,
+		.nxs = m->nxs,
 		.stacks = &m->stacks,
 		.names = &m->names,
 		.prev =
@@ -646,9 +668,11 @@ enum status model_commit(struct model *m, const struct window_meta *meta,
 	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
 		mem_free(m->ent);
 		mem_free(m->idx);
+		mem_free(m->xs);
 		m->ent = NULL;
 		m->idx = NULL;
-		m->ent_cap = m->idx_cap = 0;
+		m->xs = NULL;
+		m->ent_cap = m->idx_cap = m->xs_cap = 0;
 	}
 	m->nent = 0;
 	m->open = false;

@@ -34,17 +34,17 @@ struct model_limits {
 void model_limits_default(struct model_limits *lim);
 
 /* One (spawn stack, parked-at stack, task name) of a window: its own five
- * values, its optional figures, and how many tasks were folded into it.
- * parked is a stack id like stack; a task whose parked-at stack was not
- * known has the reserved one-frame stack "[not parked]"
- * (model_not_parked). */
+ * values, how many tasks were folded into it, and its optional figures
+ * (window_extras).  parked is a stack id like stack; a task whose
+ * parked-at stack was not known has the reserved one-frame stack
+ * "[not parked]" (model_not_parked).  64 bytes: one cache line. */
 struct fold_entry {
 	uint32_t stack;
 	uint32_t name;
 	uint64_t tasks;
 	struct metrics m;
 	uint32_t parked;
-	struct extras x; /* folded by each figure's rule (model/extras.h) */
+	uint32_t xi; /* 0: no figure known; else w->extras[xi - 1] */
 };
 
 /* How a window's entries make rows: by spawn stack (the default: zero
@@ -99,7 +99,20 @@ struct window {
 	const struct fold_entry *entries;
 	size_t bytes;          /* memory accounted to this window */
 	struct grouping group; /* kept windows: by spawn stack, unsplit */
+	/* The figures of the entries that know any, folded by each figure's
+	 * rule (model/extras.h); read them with window_extras. */
+	const struct extras *extras;
+	size_t nextras;
 };
+
+/* The optional figures of entry e of w (none known: all unknown). */
+static inline const struct extras *window_extras(const struct window *w,
+                                                 const struct fold_entry *e)
+{
+	static const struct extras none = { .known = 0 };
+
+	return e->xi ? &w->extras[e->xi - 1] : &none;
+}
 
 /* Counters over the model's life. */
 struct model_stats {

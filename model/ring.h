@@ -11,8 +11,9 @@
 #include "model/model.h"
 #include "model/status.h"
 
-/* A committed window: this struct, then rows, entries, the by-id index,
- * the comment pointers and the meta strings, in one block. */
+/* A committed window: this struct, then rows, entries, the entries'
+ * figures, the by-id index, the comment pointers and the meta strings, in
+ * one block. */
 struct window_priv {
 	struct window pub;
 	const uint32_t *byid; /* row indices, ascending (stack, name) */

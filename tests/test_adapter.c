@@ -711,7 +711,7 @@ START_TEST(custom_abi1_and_abi2)
 	ck_assert_uint_eq(w->nentries, 1);
 	ck_assert_uint_eq(w->entries[0].m.v[METRIC_IDLE], 7);
 	ck_assert_uint_eq(w->entries[0].parked, model_not_parked(m));
-	ck_assert_uint_eq(w->entries[0].x.known, 0);
+	ck_assert_uint_eq(window_extras(w, &w->entries[0])->known, 0);
 	model_free(m);
 	free(v1);
 
@@ -721,11 +721,14 @@ START_TEST(custom_abi1_and_abi2)
 	f = model_stack(m, w->entries[0].parked, &depth);
 	ck_assert_uint_eq(depth, 2);
 	ck_assert(sv_eq(model_frame(m, f[1]), sv_c("Lock.acquire")));
-	ck_assert(extras_get(&w->entries[0].x, EXTRA_SELF_WAKES, &v));
+	ck_assert(
+	    extras_get(window_extras(w, &w->entries[0]), EXTRA_SELF_WAKES, &v));
 	ck_assert_uint_eq(v, 0); /* known zero, not unknown */
-	ck_assert(extras_get(&w->entries[0].x, EXTRA_MAX_POLL, &v));
+	ck_assert(
+	    extras_get(window_extras(w, &w->entries[0]), EXTRA_MAX_POLL, &v));
 	ck_assert_uint_eq(v, 1234);
-	ck_assert(!extras_get(&w->entries[0].x, EXTRA_WAKERS, &v));
+	ck_assert(
+	    !extras_get(window_extras(w, &w->entries[0]), EXTRA_WAKERS, &v));
 	model_free(m);
 }
 END_TEST

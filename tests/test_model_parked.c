@@ -139,15 +139,22 @@ START_TEST(unknown_is_not_zero)
 	           "  c @h;Lock idle=2\n");
 	/* "[not parked]" sorts before "h;Lock" ('[' < 'h') */
 	ck_assert_uint_eq(w->entries[1].parked, model_not_parked(m));
-	ck_assert_uint_eq(w->entries[1].x.known, 0);
-	ck_assert(!extras_get(&w->entries[1].x, EXTRA_SELF_WAKES, &v));
-	ck_assert(extras_get(&w->entries[2].x, EXTRA_SELF_WAKES, &v));
+	ck_assert_uint_eq(window_extras(w, &w->entries[1])->known, 0);
+	ck_assert(!extras_get(window_extras(w, &w->entries[1]),
+	                      EXTRA_SELF_WAKES, &v));
+	ck_assert(
+	    extras_get(window_extras(w, &w->entries[2]), EXTRA_SELF_WAKES, &v));
 	ck_assert_uint_eq(v, 2);
-	ck_assert(extras_get(&w->entries[2].x, EXTRA_MAX_POLL, &v));
+	ck_assert(
+	    extras_get(window_extras(w, &w->entries[2]), EXTRA_MAX_POLL, &v));
 	ck_assert_uint_eq(v, 30);
-	ck_assert(extras_get(&w->entries[0].x, EXTRA_SELF_WAKES, &v));
+	ck_assert(
+	    extras_get(window_extras(w, &w->entries[0]), EXTRA_SELF_WAKES, &v));
 	ck_assert_uint_eq(v, 0);
-	ck_assert(!extras_get(&w->entries[0].x, EXTRA_MAX_POLL, NULL));
+	ck_assert(!extras_get(window_extras(w, &w->entries[0]), EXTRA_MAX_POLL,
+	                      NULL));
+	/* only the entries that know a figure store figures */
+	ck_assert_uint_eq(w->nextras, 2);
 	/* rows fold their entries the same way */
 	ck_assert_uint_eq(w->rows[1].x.known, SW | MP);
 	ck_assert_uint_eq(w->rows[1].x.v[EXTRA_MAX_POLL], 30);
