@@ -15,8 +15,11 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change of this header. */
-#define ASYNCTOP_ABI_VERSION 1
+/* Bumped on any incompatible change of this header.  Version 2 added the
+ * fields of struct asynctop_sample after `tasks`; an adapter built for
+ * version 1 (abi = 1) is still accepted, and its samples are read up to
+ * `tasks` only. */
+#define ASYNCTOP_ABI_VERSION 2
 
 /* A string that need not be NUL-terminated. */
 struct asynctop_str {
@@ -36,7 +39,28 @@ struct asynctop_sample {
 	uint64_t polls;
 	uint64_t wakes;
 	uint64_t tasks; /* tasks folded in; 0 means 1 */
+	/* ABI 2.  Where the task is parked at the window's end, ROOT FIRST
+	 * like frames (its own coroutine first, the innermost suspension
+	 * point, then what it awaits, last); parked_depth 0: unknown. */
+	const struct asynctop_str *parked;
+	size_t parked_depth;
+	/* ABI 2.  Optional figures: set the ASYNCTOP_KNOWN_* bit of each one
+	 * the runtime can tell; a figure whose bit is clear is "unknown",
+	 * never 0. */
+	uint32_t known;
+	uint64_t self_wakes;  /* wakes the task gave itself */
+	uint64_t max_poll_ns; /* its longest single poll or step */
+	uint64_t wakers;      /* wakers held at the window's end */
+	uint64_t poll_now_ns; /* how long a poll still running has run */
+	uint64_t no_waker;    /* 1: parked where nothing can wake it */
 };
+
+/* Bits of asynctop_sample.known. */
+#define ASYNCTOP_KNOWN_SELF_WAKES (1u << 0)
+#define ASYNCTOP_KNOWN_MAX_POLL   (1u << 1)
+#define ASYNCTOP_KNOWN_WAKERS     (1u << 2)
+#define ASYNCTOP_KNOWN_POLL_NOW   (1u << 3)
+#define ASYNCTOP_KNOWN_NO_WAKER   (1u << 4)
 
 /* What a producer returns. */
 enum asynctop_result {
@@ -69,9 +93,9 @@ int asynctop_window_wait(struct asynctop_window *w);
 /* Nonzero once asynctop asked the producer to stop early. */
 int asynctop_window_stopping(const struct asynctop_window *w);
 /* Adds one sample.  Returns 0, or -1 when it could not be stored (out of
- * memory, past the window's cap of 4 M samples or 256 MiB of text, or a
- * NULL pointer with a nonzero length); the sample is then lost and
- * counted. */
+ * memory, past the window's cap of 4 M samples, 16 M frames or 256 MiB of
+ * text, or a NULL pointer with a nonzero length); the sample is then lost
+ * and counted. */
 int asynctop_window_add(struct asynctop_window *w,
                         const struct asynctop_sample *s);
 /* Explains a failure for the operator: what went wrong, and what to do
@@ -81,9 +105,9 @@ void asynctop_window_explain(struct asynctop_window *w, const char *detail,
 
 /* An adapter an embedder offers. */
 struct asynctop_adapter {
-	int abi;                      /* ASYNCTOP_ABI_VERSION */
-	const char *name;             /* as operators type it: -a NAME */
-	const char *summary;          /* one line for `asynctop adapters` */
+	int abi;             /* ASYNCTOP_ABI_VERSION (1 is still accepted) */
+	const char *name;    /* as operators type it: -a NAME */
+	const char *summary; /* one line for `asynctop adapters` */
 	const char *default_endpoint; /* may be NULL */
 	asynctop_producer produce;
 	void *user;

@@ -34,39 +34,60 @@ static enum status drop(struct batch *b, enum status st)
 	return st;
 }
 
+/* Adds the bytes of n frames f to *bytes; false past BATCH_MAX_BYTES. */
+static bool frame_bytes(const struct strview *f, size_t n, size_t *bytes)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].len > BATCH_MAX_BYTES - *bytes)
+			return false;
+		*bytes += f[i].len;
+	}
+	return true;
+}
+
+/* Copies n frames f (room made) and returns the first one's index. */
+static uint32_t copy_frames(struct batch *b, const struct strview *f, size_t n)
+{
+	uint32_t first = (uint32_t)b->nframes;
+
+	for (size_t i = 0; i < n; i++) {
+		struct batch_str *d = &b->frames[b->nframes++];
+		d->off = (uint32_t)b->nbytes;
+		d->len = (uint32_t)f[i].len;
+		if (d->len)
+			memcpy(b->bytes + b->nbytes, f[i].ptr, d->len);
+		b->nbytes += d->len;
+	}
+	return first;
+}
+
 enum status batch_add(struct batch *b, const struct sample *s)
 {
-	size_t bytes = s->task.len, i;
+	size_t bytes = s->task.len;
 	struct batch_rec *r;
 
 	if (b->n >= BATCH_MAX_SAMPLES ||
-	    s->depth > BATCH_MAX_FRAMES - b->nframes)
+	    s->depth > BATCH_MAX_FRAMES - b->nframes ||
+	    s->parked_depth > BATCH_MAX_FRAMES - b->nframes - s->depth)
 		return drop(b, STATUS_LIMIT);
-	if (s->depth > 0 && !s->frames)
+	if ((s->depth > 0 && !s->frames) || (s->parked_depth > 0 && !s->parked))
 		return drop(b, STATUS_INVAL);
-	for (i = 0; i < s->depth; i++) {
-		if (s->frames[i].len > BATCH_MAX_BYTES - bytes)
-			return drop(b, STATUS_LIMIT);
-		bytes += s->frames[i].len;
-	}
-	if (bytes > BATCH_MAX_BYTES - b->nbytes)
+	if (!frame_bytes(s->frames, s->depth, &bytes) ||
+	    !frame_bytes(s->parked, s->parked_depth, &bytes) ||
+	    bytes > BATCH_MAX_BYTES - b->nbytes)
 		return drop(b, STATUS_LIMIT);
 	if (mem_grow(&b->bytes, &b->capbytes, b->nbytes + bytes, 1) ||
-	    mem_grow(&b->frames, &b->capframes, b->nframes + s->depth,
+	    mem_grow(&b->frames, &b->capframes,
+	             b->nframes + s->depth + s->parked_depth,
 	             sizeof(*b->frames)) ||
 	    mem_grow(&b->recs, &b->cap, b->n + 1, sizeof(*b->recs)))
 		return drop(b, STATUS_NOMEM);
 	r = &b->recs[b->n++];
-	r->first = (uint32_t)b->nframes;
 	r->depth = (uint32_t)s->depth;
-	for (i = 0; i < s->depth; i++) {
-		struct batch_str *f = &b->frames[b->nframes++];
-		f->off = (uint32_t)b->nbytes;
-		f->len = (uint32_t)s->frames[i].len;
-		if (f->len)
-			memcpy(b->bytes + b->nbytes, s->frames[i].ptr, f->len);
-		b->nbytes += f->len;
-	}
+	r->first = copy_frames(b, s->frames, s->depth);
+	r->pdepth = (uint32_t)s->parked_depth;
+	r->pfirst = copy_frames(b, s->parked, s->parked_depth);
+	r->x = s->x;
 	r->task.off = (uint32_t)b->nbytes;
 	r->task.len = (uint32_t)s->task.len;
 	if (r->task.len)
@@ -75,6 +96,7 @@ enum status batch_add(struct batch *b, const struct sample *s)
 	r->tasks = s->tasks;
 	r->m = s->m;
 	b->max_depth = size_max(b->max_depth, s->depth);
+	b->max_depth = size_max(b->max_depth, s->parked_depth);
 	return STATUS_OK;
 }
 
@@ -123,24 +145,30 @@ static struct strview view(const struct batch *b, struct batch_str s)
 
 enum status batch_feed(const struct batch *b, const struct sample_sink *sink)
 {
-	struct strview *fr =
-	    mem_realloc_array(NULL, size_max(b->max_depth, 1), sizeof(*fr));
+	size_t half = size_max(b->max_depth, 1);
+	struct strview *fr = mem_realloc_array(NULL, half, 2 * sizeof(*fr));
 	enum status st = STATUS_OK;
-	size_t i, j;
 
 	if (!fr)
 		return STATUS_NOMEM;
-	for (i = 0; i < b->n; i++) {
+	for (size_t i = 0; i < b->n; i++) {
 		const struct batch_rec *r = &b->recs[i];
 		struct sample s;
 
-		for (j = 0; j < r->depth; j++)
+		for (size_t j = 0; j < r->depth; j++)
 			fr[j] = view(b, b->frames[r->first + j]);
-		s.frames = fr;
-		s.depth = r->depth;
-		s.task = view(b, r->task);
-		s.m = r->m;
-		s.tasks = r->tasks;
+		for (size_t j = 0; j < r->pdepth; j++)
+			fr[half + j] = view(b, b->frames[r->pfirst + j]);
+		s = (struct sample){
+			.frames = fr,
+			.depth = r->depth,
+			.task = view(b, r->task),
+			.m = r->m,
+			.tasks = r->tasks,
+			.parked = fr + half,
+			.parked_depth = r->pdepth,
+			.x = r->x,
+		};
 		st = sink->sample(sink->ctx, &s);
 		if (st != STATUS_OK && st != STATUS_LIMIT)
 			break;

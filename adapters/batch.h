@@ -1,7 +1,9 @@
-/* Internal to adapters/: an owned copy of a window's samples, the payload
- * that crosses from a worker thread to the main thread.  Bounded: past
- * BATCH_MAX_SAMPLES samples, BATCH_MAX_BYTES of strings or BATCH_MAX_FRAMES
- * frames, samples are dropped and counted. */
+/* Internal to adapters/: an owned copy of a window's samples (spawn and
+ * parked-at stacks, names, the five values and the optional figures), the
+ * payload that crosses from a worker thread to the main thread.  Bounded:
+ * past BATCH_MAX_SAMPLES samples, BATCH_MAX_BYTES of strings or
+ * BATCH_MAX_FRAMES frames (spawn and parked-at ones together), samples are
+ * dropped and counted. */
 #ifndef ASYNCTOP_ADAPTERS_BATCH_H
 #define ASYNCTOP_ADAPTERS_BATCH_H
 
@@ -26,6 +28,8 @@ struct batch_rec {
 	struct batch_str task;
 	uint64_t tasks;
 	struct metrics m;
+	uint32_t pfirst, pdepth; /* the parked-at stack, as first, depth */
+	struct extras x;
 };
 
 struct batch {
@@ -35,7 +39,7 @@ struct batch {
 	size_t nframes, capframes;
 	struct batch_rec *recs;
 	size_t n, cap;
-	size_t max_depth; /* deepest sample, for batch_feed's scratch */
+	size_t max_depth; /* deepest stack, for batch_feed's scratch */
 	uint64_t dropped; /* samples lost to the caps or to memory */
 };
 
@@ -47,8 +51,8 @@ void batch_fini(struct batch *b);
 void batch_clear(struct batch *b);
 
 /* Copies s (borrowed) into b.  STATUS_OK; STATUS_LIMIT past a cap,
- * STATUS_INVAL for frames NULL with a nonzero depth, and STATUS_NOMEM, each
- * leaving b as it was but for dropped + 1. */
+ * STATUS_INVAL for frames (or parked) NULL with a nonzero depth, and
+ * STATUS_NOMEM, each leaving b as it was but for dropped + 1. */
 enum status batch_add(struct batch *b, const struct sample *s) MUST_CHECK;
 
 /* Makes dst (initialised, emptied first) an exact copy of src.

@@ -3,6 +3,8 @@
 #include "adapters/custom.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@
 struct asynctop_window {
 	struct adapter *a;
 	struct collect *c;
+	int abi;                /* the adapter's: which fields samples have */
 	struct strview *frames; /* scratch for asynctop_window_add */
 	size_t cap;
 	bool explained;
@@ -52,33 +55,84 @@ int asynctop_window_stopping(const struct asynctop_window *w)
 	return collect_stopping(w->c) ? 1 : 0;
 }
 
+/* n borrowed strings as views into w->frames from at on; false for a NULL
+ * pointer with a nonzero length. */
+static bool views(struct strview *out, const struct asynctop_str *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (in[i].len && !in[i].ptr)
+			return false;
+		out[i] = sv_n(in[i].ptr, in[i].len);
+	}
+	return true;
+}
+
+/* The optional figures of an ABI 2 sample, bit by bit. */
+static struct extras extras_of(const struct asynctop_sample *s)
+{
+	static const struct {
+		uint32_t bit;
+		enum extra e;
+		size_t off;
+	} map[] = {
+		{ ASYNCTOP_KNOWN_SELF_WAKES, EXTRA_SELF_WAKES,
+		  offsetof(struct asynctop_sample, self_wakes) },
+		{ ASYNCTOP_KNOWN_MAX_POLL, EXTRA_MAX_POLL,
+		  offsetof(struct asynctop_sample, max_poll_ns) },
+		{ ASYNCTOP_KNOWN_WAKERS, EXTRA_WAKERS,
+		  offsetof(struct asynctop_sample, wakers) },
+		{ ASYNCTOP_KNOWN_POLL_NOW, EXTRA_POLL_NOW,
+		  offsetof(struct asynctop_sample, poll_now_ns) },
+		{ ASYNCTOP_KNOWN_NO_WAKER, EXTRA_NO_WAKER,
+		  offsetof(struct asynctop_sample, no_waker) },
+	};
+	struct extras x = { .known = 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++) {
+		if (!(s->known & map[i].bit))
+			continue;
+		memcpy(&x.v[map[i].e], (const char *)s + map[i].off,
+		       sizeof(x.v[0]));
+		x.known |= 1u << map[i].e;
+	}
+	return x;
+}
+
 int asynctop_window_add(struct asynctop_window *w,
                         const struct asynctop_sample *s)
 {
 	struct sample out;
-	size_t i;
+	size_t pdepth;
 
-	if (!s || (s->depth && !s->frames) || (s->task.len && !s->task.ptr) ||
-	    mem_grow(&w->frames, &w->cap, s->depth, sizeof(*w->frames))) {
+	if (!s) {
 		collect_dropped(w->c, 1);
 		return -1;
 	}
-	for (i = 0; i < s->depth; i++) {
-		if (s->frames[i].len && !s->frames[i].ptr) {
-			collect_dropped(w->c, 1);
-			return -1;
-		}
-		w->frames[i] = sv_n(s->frames[i].ptr, s->frames[i].len);
+	/* an ABI 1 sample ends at tasks: nothing past it is read */
+	pdepth = w->abi >= 2 ? s->parked_depth : 0;
+	if ((s->depth && !s->frames) || (s->task.len && !s->task.ptr) ||
+	    (pdepth && !s->parked) || s->depth > SIZE_MAX / 2 - pdepth ||
+	    mem_grow(&w->frames, &w->cap, s->depth + pdepth,
+	             sizeof(*w->frames)) ||
+	    !views(w->frames, s->frames, s->depth) ||
+	    !views(w->frames + s->depth, s->parked, pdepth)) {
+		collect_dropped(w->c, 1);
+		return -1;
 	}
-	out.frames = w->frames;
-	out.depth = s->depth;
-	out.task = sv_n(s->task.ptr, s->task.len);
-	out.m.v[METRIC_IDLE] = s->idle_ns;
-	out.m.v[METRIC_BUSY] = s->busy_ns;
-	out.m.v[METRIC_SCHED] = s->scheduled_ns;
-	out.m.v[METRIC_POLLS] = s->polls;
-	out.m.v[METRIC_WAKES] = s->wakes;
-	out.tasks = s->tasks ? s->tasks : 1;
+	out = (struct sample){
+		.frames = w->frames,
+		.depth = s->depth,
+		.task = sv_n(s->task.ptr, s->task.len),
+		.m.v = { [METRIC_IDLE] = s->idle_ns,
+		         [METRIC_BUSY] = s->busy_ns,
+		         [METRIC_SCHED] = s->scheduled_ns,
+		         [METRIC_POLLS] = s->polls,
+		         [METRIC_WAKES] = s->wakes },
+		.tasks = s->tasks ? s->tasks : 1,
+		.parked = pdepth ? w->frames + s->depth : NULL,
+		.parked_depth = pdepth,
+		.x = w->abi >= 2 ? extras_of(s) : (struct extras){ .known = 0 },
+	};
 	return collect_add(w->c, &out) == STATUS_OK ? 0 : -1;
 }
 
@@ -116,6 +170,7 @@ static enum status custom_collect(struct adapter *a, struct collect *c)
 	memset(&w, 0, sizeof(w));
 	w.a = a;
 	w.c = c;
+	w.abi = user->abi;
 	r = user->produce(user->user, &w);
 	mem_free(w.frames);
 	switch (r) {
@@ -185,13 +240,12 @@ static enum status check(const struct adapter_registry *sofar,
                          const struct asynctop_adapter *a, size_t i, char *err,
                          size_t errsz)
 {
-	if (a->abi != ASYNCTOP_ABI_VERSION) {
-		snprintf(err, errsz,
-		         "embedded adapter %zu (%s) was built for asynctop "
-		         "ABI %d, but this library is ABI %d: rebuild it "
-		         "against this asynctop.h",
-		         i + 1, name_ok(a->name) ? a->name : "unnamed", a->abi,
-		         ASYNCTOP_ABI_VERSION);
+	if (a->abi != 1 && a->abi != ASYNCTOP_ABI_VERSION) {
+		snprintf(
+		    err, errsz,
+		    "embedded adapter %zu (%s) was built for asynctop ABI %d, but this library accepts ABI 1 to %d: rebuild it against this asynctop.h",
+		    i + 1, name_ok(a->name) ? a->name : "unnamed", a->abi,
+		    ASYNCTOP_ABI_VERSION);
 		return STATUS_INVAL;
 	}
 	if (!name_ok(a->name)) {

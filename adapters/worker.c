@@ -1,6 +1,7 @@
-/* The worker thread that runs one source's collect window after window, the
- * collect_* functions adapters call inside it, and the message queue to the
- * main thread (a mutex-guarded list; the pipe only wakes poll()). */
+/* The worker thread that runs one source's collect window after window,
+ * its watchdog, and the message queue to the main thread (a mutex-guarded
+ * list; the pipe only wakes poll()).  collect.c holds what adapters call
+ * inside collect. */
 #include "adapters/worker.h"
 
 #include <errno.h>
@@ -15,67 +16,10 @@
 #include <unistd.h>
 
 #include "adapters/batch.h"
+#include "adapters/worker_int.h"
 #include "model/alloc.h"
 
-#define GRACE_DEFAULT_NS   ((uint64_t)1000000000u)
-#define REFRESH_DEFAULT_NS ((uint64_t)1000000000u)
-
-/* A window_meta whose strings are owned copies. */
-struct meta_own {
-	struct window_meta meta; /* views of the fields below */
-	char *reason, *source;
-	char **comments;
-	size_t ncomments;
-};
-
-struct msg_node {
-	struct worker_msg msg; /* msg.priv points back here */
-	struct batch batch;
-	struct meta_own own;
-	struct msg_node *next;
-};
-
-struct collect {
-	struct worker *w;
-	uint64_t index, length, start, deadline;
-	int64_t start_real;
-	struct batch batch;
-	bool meta_set, meta_nomem, failed;
-	struct meta_own own;
-	struct adapter_error err;
-};
-
-struct worker {
-	struct adapter *a;
-	struct worker_opts o;
-	uint64_t length, requested, grace;
-	bool clamped;
-	int rfd, wfd;
-	int stop_rfd, stop_wfd; /* readable once stop or end-now is asked */
-	pthread_t thread, watchdog;
-	bool has_thread, has_watchdog;
-	pthread_mutex_t mu;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC; every change broadcasts */
-	/* Under mu: */
-	struct msg_node *head, *tail;
-	bool signalled; /* a wake-up byte is in the pipe */
-	bool stop, end_now, quit;
-	uint64_t stop_at, end_at;
-	bool in_collect, timed_out;
-	uint64_t cur_index, cur_deadline;
-	uint64_t cur_hold; /* collect_hold: a bounded wait of the adapter's */
-	uint64_t lost;     /* messages lost to memory */
-	unsigned failures; /* failed windows in a row (the worker's own) */
-	struct msg_node *done; /* preallocated, so WORKER_DONE always arrives */
-};
-
-uint64_t collect_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#define GRACE_DEFAULT_NS ((uint64_t)1000000000u)
 
 static int64_t now_real(void)
 {
@@ -85,70 +29,9 @@ static int64_t now_real(void)
 	return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
 }
 
-/* ---- owned metadata ----------------------------------------------------- */
-
-static void meta_own_fini(struct meta_own *o)
-{
-	size_t i;
-
-	mem_free(o->reason);
-	mem_free(o->source);
-	for (i = 0; i < o->ncomments; i++)
-		mem_free(o->comments[i]);
-	mem_free(o->comments);
-	memset(o, 0, sizeof(*o));
-}
-
-static char *dup_str(const char *s, bool *nomem)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = mem_strndup(s, strlen(s));
-	if (!d)
-		*nomem = true;
-	return d;
-}
-
-static void meta_own_view(struct meta_own *o)
-{
-	o->meta.reason = o->reason;
-	o->meta.source = o->source;
-	o->meta.comments = (const char *const *)o->comments;
-	o->meta.ncomments = o->ncomments;
-}
-
-/* Replaces o with a deep copy of src; STATUS_NOMEM leaves o empty. */
-static enum status meta_own_set(struct meta_own *o,
-                                const struct window_meta *src)
-{
-	bool nomem = false;
-
-	meta_own_fini(o);
-	o->meta = *src;
-	o->reason = dup_str(src->reason, &nomem);
-	o->source = dup_str(src->source, &nomem);
-	if (src->ncomments && src->comments) {
-		o->comments = mem_calloc(src->ncomments, sizeof(*o->comments));
-		if (!o->comments)
-			nomem = true;
-		for (size_t i = 0; o->comments && i < src->ncomments; i++) {
-			o->comments[i] = dup_str(src->comments[i], &nomem);
-			o->ncomments = i + 1;
-		}
-	}
-	meta_own_view(o);
-	if (nomem) {
-		meta_own_fini(o);
-		return STATUS_NOMEM;
-	}
-	return STATUS_OK;
-}
-
 /* ---- the queue ---------------------------------------------------------- */
 
-static struct msg_node *node_new(enum worker_msg_kind kind, uint64_t index)
+struct msg_node *worker_node_new(enum worker_msg_kind kind, uint64_t index)
 {
 	struct msg_node *n = mem_calloc(1, sizeof(*n));
 
@@ -161,7 +44,7 @@ static struct msg_node *node_new(enum worker_msg_kind kind, uint64_t index)
 	return n;
 }
 
-static void node_free(struct msg_node *n)
+void worker_node_free(struct msg_node *n)
 {
 	if (!n)
 		return;
@@ -202,7 +85,7 @@ static void push_locked(struct worker *w, struct msg_node *n)
 	}
 }
 
-static void push(struct worker *w, struct msg_node *n)
+void worker_push(struct worker *w, struct msg_node *n)
 {
 	pthread_mutex_lock(&w->mu);
 	push_locked(w, n);
@@ -210,7 +93,7 @@ static void push(struct worker *w, struct msg_node *n)
 }
 
 /* Pushes a progress view, replacing an undelivered one of the same window. */
-static void push_progress(struct worker *w, struct msg_node *n)
+void worker_push_progress(struct worker *w, struct msg_node *n)
 {
 	struct msg_node *p, *prev = NULL;
 
@@ -227,21 +110,21 @@ static void push_progress(struct worker *w, struct msg_node *n)
 		if (w->tail == p)
 			w->tail = n;
 		pthread_mutex_unlock(&w->mu);
-		node_free(p);
+		worker_node_free(p);
 		return;
 	}
 	push_locked(w, n);
 	pthread_mutex_unlock(&w->mu);
 }
 
-static void lost(struct worker *w)
+void worker_lost(struct worker *w)
 {
 	pthread_mutex_lock(&w->mu);
 	w->lost = u64_add_sat(w->lost, 1);
 	pthread_mutex_unlock(&w->mu);
 }
 
-static void set_error(struct adapter_error *e, enum status st,
+void worker_set_error(struct adapter_error *e, enum status st,
                       const char *detail, const char *remediation)
 {
 	memset(e, 0, sizeof(*e));
@@ -291,184 +174,7 @@ enum status worker_msg_feed(const struct worker_msg *m,
 void worker_msg_free(struct worker_msg *m)
 {
 	if (m)
-		node_free(m->priv);
-}
-
-/* ---- inside collect ----------------------------------------------------- */
-
-uint64_t collect_length(const struct collect *c)
-{
-	return c->length;
-}
-
-uint64_t collect_start(const struct collect *c)
-{
-	return c->start;
-}
-
-uint64_t collect_deadline(const struct collect *c)
-{
-	return c->deadline;
-}
-
-void collect_restart(struct collect *c)
-{
-	struct worker *w = c->w;
-	uint64_t now = collect_now();
-
-	if (now > c->start)
-		c->start_real += (int64_t)(now - c->start);
-	c->start = now;
-	c->deadline = u64_add_sat(now, c->length);
-	pthread_mutex_lock(&w->mu);
-	w->cur_deadline = c->deadline; /* the watchdog counts from here */
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->mu);
-}
-
-void collect_hold(struct collect *c, uint64_t until_ns)
-{
-	struct worker *w = c->w;
-
-	pthread_mutex_lock(&w->mu);
-	if (until_ns > w->cur_hold) {
-		w->cur_hold = until_ns;
-		pthread_cond_broadcast(&w->cond);
-	}
-	pthread_mutex_unlock(&w->mu);
-}
-
-uint64_t collect_index(const struct collect *c)
-{
-	return c->index;
-}
-
-uint64_t collect_refresh(const struct collect *c)
-{
-	return c->w->o.refresh_ns ? c->w->o.refresh_ns : REFRESH_DEFAULT_NS;
-}
-
-int collect_stop_fd(const struct collect *c)
-{
-	return c->w->stop_rfd;
-}
-
-bool collect_stopping(const struct collect *c)
-{
-	bool s;
-
-	pthread_mutex_lock(&c->w->mu);
-	s = c->w->stop || c->w->end_now;
-	pthread_mutex_unlock(&c->w->mu);
-	return s;
-}
-
-enum status collect_wait_until(struct collect *c, uint64_t deadline_ns)
-{
-	struct worker *w = c->w;
-	enum status st = STATUS_OK;
-
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		uint64_t now;
-		struct timespec ts;
-
-		if (w->stop || w->end_now) {
-			st = STATUS_STOPPED;
-			break;
-		}
-		now = collect_now();
-		if (now >= deadline_ns)
-			break;
-		if (deadline_ns - now > (uint64_t)86400 * 1000000000u) {
-			pthread_cond_wait(&w->cond, &w->mu);
-			continue;
-		}
-		ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
-		ts.tv_nsec = (long)(deadline_ns % 1000000000u);
-		pthread_cond_timedwait(&w->cond, &w->mu, &ts);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return st;
-}
-
-enum status collect_add(struct collect *c, const struct sample *s)
-{
-	enum status st = batch_add(&c->batch, s);
-
-	return st == STATUS_INVAL ? STATUS_LIMIT : st;
-}
-
-void collect_dropped(struct collect *c, uint64_t n)
-{
-	c->batch.dropped = u64_add_sat(c->batch.dropped, n);
-}
-
-void collect_clear(struct collect *c)
-{
-	uint64_t dropped = c->batch.dropped;
-
-	batch_clear(&c->batch);
-	c->batch.dropped = dropped;
-}
-
-void collect_set_meta(struct collect *c, const struct window_meta *meta)
-{
-	c->meta_set = true;
-	if (meta_own_set(&c->own, meta) != STATUS_OK)
-		c->meta_nomem = true;
-}
-
-void collect_state(struct collect *c, enum source_state st,
-                   uint64_t retry_in_ns)
-{
-	struct msg_node *n = node_new(WORKER_STATE, c->index);
-
-	if (!n) {
-		lost(c->w);
-		return;
-	}
-	n->msg.state = st;
-	n->msg.retry_in_ns = retry_in_ns;
-	push(c->w, n);
-}
-
-/* The worker's own measurement of c from start to end (ns, monotonic). */
-static void measured(const struct collect *c, uint64_t end,
-                     struct window_meta *m)
-{
-	memset(m, 0, sizeof(*m));
-	m->time_nanos = c->start_real;
-	m->duration_nanos = (int64_t)(end - c->start);
-	m->requested_nanos = c->w->requested;
-	m->clamped = c->w->clamped;
-	m->dropped = c->batch.dropped;
-}
-
-enum status collect_progress(struct collect *c)
-{
-	struct msg_node *n = node_new(WORKER_PROGRESS, c->index);
-
-	if (!n)
-		return STATUS_NOMEM;
-	if (batch_copy(&n->batch, &c->batch) != STATUS_OK) {
-		node_free(n);
-		return STATUS_NOMEM;
-	}
-	measured(c, collect_now(), &n->msg.meta);
-	n->msg.meta.partial = true;
-	n->msg.meta.reason = "in progress";
-	n->msg.nsamples = n->batch.n;
-	push_progress(c->w, n);
-	return STATUS_OK;
-}
-
-enum status collect_fail(struct collect *c, enum status st, const char *detail,
-                         const char *remediation)
-{
-	c->failed = true;
-	set_error(&c->err, st, detail, remediation);
-	return st;
+		worker_node_free(m->priv);
 }
 
 /* ---- the threads -------------------------------------------------------- */
@@ -481,26 +187,26 @@ static bool finite(const struct worker *w)
 static void send_error(struct worker *w, uint64_t index,
                        const struct adapter_error *e)
 {
-	struct msg_node *n = node_new(WORKER_ERROR, index);
+	struct msg_node *n = worker_node_new(WORKER_ERROR, index);
 
 	if (!n) {
-		lost(w);
+		worker_lost(w);
 		return;
 	}
 	n->msg.err = *e;
-	push(w, n);
+	worker_push(w, n);
 }
 
 /* Hands the finished window in c to the main thread. */
 static void send_window(struct worker *w, struct collect *c, uint64_t end,
                         bool cut_by_stop)
 {
-	struct msg_node *n = node_new(WORKER_WINDOW, c->index);
+	struct msg_node *n = worker_node_new(WORKER_WINDOW, c->index);
 	struct window_meta *m;
 	uint64_t dropped = c->batch.dropped;
 
 	if (!n) {
-		lost(w);
+		worker_lost(w);
 		return;
 	}
 	batch_move(&n->batch, &c->batch);
@@ -514,7 +220,7 @@ static void send_window(struct worker *w, struct collect *c, uint64_t end,
 			m->clamped = w->clamped;
 		}
 	} else {
-		measured(c, end, m);
+		collect_measured(c, end, m);
 		m->dropped = dropped;
 	}
 	if (!n->own.source) {
@@ -524,7 +230,7 @@ static void send_window(struct worker *w, struct collect *c, uint64_t end,
 
 		snprintf(src, sizeof(src), "%s%s%s", w->a->ops->name,
 		         *ep ? " " : "", ep);
-		n->own.source = dup_str(src, &nomem);
+		n->own.source = worker_dup_str(src, &nomem);
 		m->source = n->own.source;
 	}
 	if (cut_by_stop && !m->partial) {
@@ -533,7 +239,7 @@ static void send_window(struct worker *w, struct collect *c, uint64_t end,
 	}
 	n->msg.meta = *m;
 	n->msg.nsamples = n->batch.n;
-	push(w, n);
+	worker_push(w, n);
 }
 
 static void begin(struct worker *w, struct collect *c, uint64_t index,
@@ -566,7 +272,7 @@ static void begin(struct worker *w, struct collect *c, uint64_t index,
  * time it ended, where the next window starts. */
 static uint64_t retry_wait(struct worker *w, struct collect *c, uint64_t end)
 {
-	struct msg_node *n = node_new(WORKER_STATE, c->index);
+	struct msg_node *n = worker_node_new(WORKER_STATE, c->index);
 	uint64_t at;
 
 	if (w->o.retry_base_ns)
@@ -580,9 +286,9 @@ static uint64_t retry_wait(struct worker *w, struct collect *c, uint64_t end)
 	if (n) {
 		n->msg.state = SOURCE_RETRYING;
 		n->msg.retry_in_ns = at - end;
-		push(w, n);
+		worker_push(w, n);
 	} else {
-		lost(w);
+		worker_lost(w);
 	}
 	(void)collect_wait_until(c, at);
 	return collect_now();
@@ -637,15 +343,16 @@ static void *run(void *arg)
 			/* Reported as a TIMEOUT already: the late result goes.
 			 */
 		} else if (st == STATUS_OK && c.meta_nomem) {
-			set_error(&c.err, STATUS_NOMEM,
-			          status_str(STATUS_NOMEM), NULL);
+			worker_set_error(&c.err, STATUS_NOMEM,
+			                 status_str(STATUS_NOMEM), NULL);
 			send_error(w, c.index, &c.err);
 		} else if (st == STATUS_OK) {
 			send_window(w, &c, end,
 			            stopped && !finite(w) && end < c.deadline);
 		} else {
 			if (!c.failed)
-				set_error(&c.err, st, status_str(st), NULL);
+				worker_set_error(&c.err, st, status_str(st),
+				                 NULL);
 			c.err.st = st;
 			send_error(w, c.index, &c.err);
 		}
@@ -665,7 +372,7 @@ static void *run(void *arg)
 
 		snprintf(d, sizeof(d), "%llu messages were lost: %s",
 		         (unsigned long long)w->lost, status_str(STATUS_NOMEM));
-		set_error(&w->done->msg.err, STATUS_NOMEM, d, NULL);
+		worker_set_error(&w->done->msg.err, STATUS_NOMEM, d, NULL);
 	}
 	push_locked(w, w->done);
 	w->done = NULL;
@@ -705,7 +412,7 @@ static void *watch(void *arg)
 		lim = u64_add_sat(from, w->grace);
 		if (collect_now() >= lim) {
 			struct msg_node *n =
-			    node_new(WORKER_ERROR, w->cur_index);
+			    worker_node_new(WORKER_ERROR, w->cur_index);
 			char d[160];
 
 			w->timed_out = true;
@@ -717,7 +424,7 @@ static void *watch(void *arg)
 			         "the %s adapter did not return within %gs of "
 			         "%s",
 			         w->a->ops->name, (double)w->grace / 1e9, what);
-			set_error(&n->msg.err, STATUS_TIMEOUT, d, NULL);
+			worker_set_error(&n->msg.err, STATUS_TIMEOUT, d, NULL);
 			push_locked(w, n);
 			continue;
 		}
@@ -791,14 +498,14 @@ enum status worker_start(struct adapter *a, const struct worker_opts *o,
 	w->length = window_clamp(o->window_ns, &w->clamped);
 	w->grace = o->grace_ns ? o->grace_ns : GRACE_DEFAULT_NS;
 	w->rfd = w->wfd = w->stop_rfd = w->stop_wfd = -1;
-	w->done = node_new(WORKER_DONE, 0);
+	w->done = worker_node_new(WORKER_DONE, 0);
 	if (!w->done) {
 		mem_free(w);
 		return STATUS_NOMEM;
 	}
 	st = init_sync(w);
 	if (st != STATUS_OK) {
-		node_free(w->done);
+		worker_node_free(w->done);
 		mem_free(w);
 		return st;
 	}
@@ -865,9 +572,9 @@ void worker_free(struct worker *w)
 		pthread_join(w->watchdog, NULL);
 	while ((n = w->head) != NULL) {
 		w->head = n->next;
-		node_free(n);
+		worker_node_free(n);
 	}
-	node_free(w->done);
+	worker_node_free(w->done);
 	if (w->rfd >= 0)
 		close(w->rfd);
 	if (w->wfd >= 0)

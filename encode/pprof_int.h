@@ -13,6 +13,7 @@
 #include "model/base.h"
 #include "model/buf.h"
 #include "model/hash.h"
+#include "model/extras.h"
 #include "model/model.h"
 #include "model/status.h"
 #include "model/strview.h"
@@ -38,15 +39,20 @@ struct idmap {
 	struct hash_table idx; /* pair index + 1, by key */
 };
 
-/* One output sample: a (sanitised stack, sanitised task) pair made of the
- * window entries order[start .. start + count) (entry k itself when order
- * is NULL). */
+/* One output sample: a (sanitised stack, sanitised task, sanitised leaf
+ * of the other stack) made of the window entries order[start .. start +
+ * count) (entry k itself when order is NULL). */
 struct osample {
 	uint32_t group; /* output stack number, in sorted order */
 	uint32_t row;   /* a row with that stack (for its frames) */
 	uint32_t name;  /* string id of the task; UINT32_MAX with omit_task */
 	uint32_t start, count;
+	uint32_t leaf;   /* string id of the other stack's leaf, or NO_LEAF */
+	struct extras x; /* the entries' optional figures, folded */
 };
+
+/* No label for the other stack: the task was not parked (or omit_task). */
+#define NO_LEAF UINT32_MAX
 
 enum fixed { /* strings interned first, in this (the table's) order */
 	     FX_EMPTY,
@@ -63,6 +69,7 @@ enum fixed { /* strings interned first, in this (the table's) order */
 	     FX_NOSTACK,
 	     FX_UNKNOWN,
 	     FX_UNNAMED,
+	     FX_LEAFKEY, /* "parked_at", or "spawned_at" by parked-at stack */
 	     FX_COUNT_
 };
 
@@ -74,10 +81,12 @@ struct enc {
 	struct buf scratch; /* one string being sanitised */
 	struct strtab st;
 	uint32_t fx[FX_COUNT_]; /* string ids of the fixed strings */
+	uint32_t xkey[EXTRA_COUNT], xunit[EXTRA_COUNT]; /* figures' labels */
 	struct idmap frames, names;
 	size_t *rowoff;  /* nrows + 1: row r's frames are fr[rowoff[r]..] */
 	uint32_t *fr;    /* string ids, root first */
 	uint32_t *ename; /* per entry: string id of its task name */
+	uint32_t *eleaf; /* per entry: its other stack's leaf, or NO_LEAF */
 	uint32_t *order; /* entries in output order; NULL: as in the window */
 	struct osample *os;
 	size_t nos, nlocs;
@@ -109,7 +118,7 @@ static inline uint32_t pprof_entry_at(const struct enc *e, size_t k)
 
 /* Interns the fixed strings, then the sanitised frames of every row (into
  * rowoff and fr) and, unless omit, the sanitised name of every entry
- * (ename).  STATUS_NOMEM. */
+ * (ename) and the leaf of its other stack (eleaf).  STATUS_NOMEM. */
 enum status pprof_strings_collect(struct enc *e) MUST_CHECK;
 
 /* Interns the sanitised comments (their string ids into comments, one per
@@ -120,8 +129,9 @@ enum status pprof_strings_number(struct enc *e, uint32_t *comments) MUST_CHECK;
 
 /* Builds the output samples (os, nos, nlocs and, when sanitising changed
  * the order or made texts equal, order): sorted by (stack text, task
- * name), the entries that read the same merged, all-zero ones left out.
- * Needs pprof_strings_collect first.  STATUS_NOMEM. */
+ * name, other leaf: none first), the entries that read the same merged
+ * (their figures folded), all-zero ones left out.  Needs
+ * pprof_strings_collect first.  STATUS_NOMEM. */
 enum status pprof_order_build(struct enc *e) MUST_CHECK;
 
 #endif

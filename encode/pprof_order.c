@@ -1,5 +1,6 @@
 /* The pprof encoder's samples (decisions §3): one per (stack text, task
- * name), in that order; entries that sanitising made read the same are
+ * name, leaf of the other stack), in that order; entries that read the
+ * same (sanitising, or stacks that differ only above their leaf) are
  * merged, all-zero ones left out. */
 #include "encode/pprof_int.h"
 
@@ -24,9 +25,19 @@ static int cmp_row_text(const struct enc *e, size_t a, size_t b)
 	return (na > nb) - (na < nb);
 }
 
+/* <0, 0, >0 as leaf a sorts before, with or after b: none first. */
+static int cmp_leaf(const struct enc *e, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return 0;
+	if (a == NO_LEAF || b == NO_LEAF)
+		return a == NO_LEAF ? -1 : 1;
+	return sv_cmp(pprof_str(e, a), pprof_str(e, b));
+}
+
 /* True when the window's canonical order (rows by stack text, entries by
- * name) is already strictly ascending over the sanitised strings, so no
- * sort and no merge is needed: the usual case. */
+ * name) is already strictly ascending over the sanitised strings (names,
+ * then leaves), so no sort and no merge is needed: the usual case. */
 static bool window_in_order(const struct enc *e)
 {
 	const struct window *w = e->w;
@@ -40,10 +51,14 @@ static bool window_in_order(const struct enc *e)
 	for (size_t r = 0; r < w->nrows; r++) {
 		const struct fold_row *row = &w->rows[r];
 		for (uint32_t j = 1; j < row->count; j++) {
-			uint32_t a = e->ename[row->first + j - 1];
-			uint32_t b = e->ename[row->first + j];
-			if (a == b ||
-			    sv_cmp(pprof_str(e, a), pprof_str(e, b)) >= 0)
+			uint32_t k = row->first + j;
+			uint32_t a = e->ename[k - 1], b = e->ename[k];
+			int c = a == b
+			            ? 0
+			            : sv_cmp(pprof_str(e, a), pprof_str(e, b));
+			if (c == 0)
+				c = cmp_leaf(e, e->eleaf[k - 1], e->eleaf[k]);
+			if (c >= 0)
 				return false;
 		}
 	}
@@ -53,19 +68,26 @@ static bool window_in_order(const struct enc *e)
 /* Appends the output sample of entries [start, start + count) of the
  * output order, unless all their values are zero. */
 static bool add_osample(struct enc *e, uint32_t group, uint32_t row,
-                        uint32_t name, size_t start, size_t count)
+                        uint32_t name, uint32_t leaf, size_t start,
+                        size_t count)
 {
+	struct osample *o = &e->os[e->nos];
 	bool zero = true;
 
 	for (size_t k = start; k < start + count && zero; k++)
 		zero = metrics_zero(&e->w->entries[pprof_entry_at(e, k)].m);
 	if (zero)
 		return false;
-	e->os[e->nos].group = group;
-	e->os[e->nos].row = row;
-	e->os[e->nos].name = name;
-	e->os[e->nos].start = (uint32_t)start;
-	e->os[e->nos].count = (uint32_t)count;
+	*o = (struct osample){ .group = group,
+		               .row = row,
+		               .name = name,
+		               .start = (uint32_t)start,
+		               .count = (uint32_t)count,
+		               .leaf = leaf };
+	for (size_t k = start; k < start + count; k++)
+		extras_add(
+		    &o->x,
+		    window_extras(e->w, &e->w->entries[pprof_entry_at(e, k)]));
 	e->nos++;
 	return true;
 }
@@ -80,13 +102,14 @@ static void samples_in_order(struct enc *e)
 		const struct fold_row *row = &w->rows[r];
 		bool any = false;
 		if (e->omit) {
-			any = add_osample(e, group, r, UINT32_MAX, row->first,
-			                  row->count);
+			any = add_osample(e, group, r, UINT32_MAX, NO_LEAF,
+			                  row->first, row->count);
 		} else {
-			for (uint32_t j = 0; j < row->count; j++)
-				any |= add_osample(e, group, r,
-				                   e->ename[row->first + j],
-				                   row->first + j, 1);
+			for (uint32_t j = 0; j < row->count; j++) {
+				uint32_t k = row->first + j;
+				any |= add_osample(e, group, r, e->ename[k],
+				                   e->eleaf[k], k, 1);
+			}
 		}
 		if (any) {
 			e->nlocs += e->rowoff[r + 1] - e->rowoff[r];
@@ -104,7 +127,7 @@ struct sorter {
 	uint32_t *frk;  /* fr as ranks */
 	uint32_t *rows; /* row numbers, sorted by stack */
 	uint32_t *tmp;  /* scratch of max(strings, rows) items */
-	uint64_t *keys, *tkeys; /* name rank << 32 | entry, per group */
+	uint64_t *keys, *tkeys; /* name rank << 32 | leaf rank, per group */
 	uint32_t *vals, *tvals; /* the entries */
 };
 
@@ -164,7 +187,14 @@ static bool same_stack(const struct sorter *s, uint32_t a, uint32_t b)
 	               d * sizeof(*s->frk));
 }
 
-/* Merges the entries of the rows rows[from..to) (one stack) by name. */
+/* The rank of a leaf, none first. */
+static uint64_t leaf_rank(const struct sorter *s, uint32_t leaf)
+{
+	return leaf == NO_LEAF ? 0 : (uint64_t)s->rank[leaf] + 1;
+}
+
+/* Merges the entries of the rows rows[from..to) (one stack) by name and
+ * leaf. */
 static void merge_group(struct enc *e, struct sorter *s, size_t from, size_t to,
                         uint32_t group, size_t *used)
 {
@@ -177,7 +207,8 @@ static void merge_group(struct enc *e, struct sorter *s, size_t from, size_t to,
 		for (uint32_t k = 0; k < row->count; k++) {
 			uint32_t ent = row->first + k;
 			uint64_t r = e->omit ? 0 : s->rank[e->ename[ent]];
-			s->keys[n] = r << 32 | ent;
+			uint64_t l = e->omit ? 0 : leaf_rank(s, e->eleaf[ent]);
+			s->keys[n] = r << 32 | l;
 			s->vals[n++] = ent;
 		}
 	}
@@ -185,12 +216,12 @@ static void merge_group(struct enc *e, struct sorter *s, size_t from, size_t to,
 	memcpy(e->order + base, s->vals, n * sizeof(*s->vals));
 	*used += n;
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && s->keys[j] >> 32 == s->keys[i] >> 32;
-		     j++)
+		uint32_t first = e->order[base + i];
+		for (j = i + 1; j < n && s->keys[j] == s->keys[i]; j++)
 			;
 		any |= add_osample(e, group, s->rows[from],
-		                   e->omit ? UINT32_MAX
-		                           : e->ename[e->order[base + i]],
+		                   e->omit ? UINT32_MAX : e->ename[first],
+		                   e->omit ? NO_LEAF : e->eleaf[first],
 		                   base + i, j - i);
 	}
 	if (any)

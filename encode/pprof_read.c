@@ -15,6 +15,7 @@
 #include "encode/profile.pb-c.h"
 #include "model/alloc.h"
 #include "model/arena.h"
+#include "model/extras.h"
 #include "model/window.h"
 
 static enum status fail(char *err, size_t errsz, enum status st,
@@ -105,7 +106,15 @@ struct rd {
 	char **comments;
 };
 
-enum { KIND_OTHER, KIND_TASK, KIND_TASKS };
+/* What a label key names; a figure's kind is KIND_EXTRA + its enum. */
+enum {
+	KIND_OTHER,
+	KIND_TASK,
+	KIND_TASKS,
+	KIND_PARKED_AT,  /* the sample's stack is its spawn stack */
+	KIND_SPAWNED_AT, /* the sample's stack is its parked-at stack */
+	KIND_EXTRA
+};
 
 static bool str_is(const ProtobufCBinaryData *s, const char *lit)
 {
@@ -263,6 +272,15 @@ static enum status check_strings(struct rd *r)
 			r->kind[i] = KIND_TASK;
 		else if (str_is(&p->string_table[i], "tasks"))
 			r->kind[i] = KIND_TASKS;
+		else if (str_is(&p->string_table[i], "parked_at"))
+			r->kind[i] = KIND_PARKED_AT;
+		else if (str_is(&p->string_table[i], "spawned_at"))
+			r->kind[i] = KIND_SPAWNED_AT;
+		for (size_t x = 0; x < EXTRA_COUNT; x++) {
+			if (str_is(&p->string_table[i],
+			           extra_name((enum extra)x)))
+				r->kind[i] = (unsigned char)(KIND_EXTRA + x);
+		}
 	}
 	return STATUS_OK;
 }
@@ -295,7 +313,8 @@ static enum status check_locations(struct rd *r)
 static enum status check_labels(struct rd *r, size_t i)
 {
 	const Perftools__Profiles__Sample *s = r->p->sample[i];
-	bool task = false, tasks = false;
+	bool task = false, tasks = false, leaf = false;
+	uint32_t figures = 0;
 
 	r->task[i] = 0;
 	r->ntasks[i] = 1;
@@ -328,9 +347,53 @@ static enum status check_labels(struct rd *r, size_t i)
 				           i + 1);
 			tasks = true;
 			r->ntasks[i] = (uint64_t)l->num;
+		} else if (r->kind[l->key] == KIND_PARKED_AT ||
+		           r->kind[l->key] == KIND_SPAWNED_AT) {
+			if (leaf)
+				return bad(
+				    r,
+				    "sample %zu has two parked_at or spawned_at labels",
+				    i + 1);
+			leaf = true;
+		} else if (r->kind[l->key] >= KIND_EXTRA) {
+			unsigned x = r->kind[l->key] - KIND_EXTRA;
+			if (figures & (1u << x))
+				return bad(r, "sample %zu has two %s labels",
+				           i + 1, extra_name((enum extra)x));
+			if (l->num < 0)
+				return bad(r,
+				           "sample %zu has a negative %s label",
+				           i + 1, extra_name((enum extra)x));
+			figures |= 1u << x;
 		}
 	}
 	return STATUS_OK;
+}
+
+/* The other stack's leaf and the figures of sample i (labels checked):
+ * *spawned tells whether the leaf is the spawn site (the sample's stack
+ * then being where it is parked). */
+static void sample_labels(const struct rd *r, size_t i, struct strview *leaf,
+                          bool *has_leaf, bool *spawned, struct extras *x)
+{
+	const Perftools__Profiles__Sample *s = r->p->sample[i];
+
+	*has_leaf = *spawned = false;
+	*x = (struct extras){ .known = 0 };
+	for (size_t j = 0; j < s->n_label; j++) {
+		const Perftools__Profiles__Label *l = s->label[j];
+		unsigned k = r->kind[l->key];
+		if (k == KIND_PARKED_AT || k == KIND_SPAWNED_AT) {
+			const ProtobufCBinaryData *d =
+			    &r->p->string_table[l->str];
+			*leaf = sv_n((const char *)d->data, d->len);
+			*has_leaf = true;
+			*spawned = k == KIND_SPAWNED_AT;
+		} else if (k >= KIND_EXTRA) {
+			x->v[k - KIND_EXTRA] = (uint64_t)l->num;
+			x->known |= 1u << (k - KIND_EXTRA);
+		}
+	}
 }
 
 static enum status check_samples(struct rd *r)
@@ -473,6 +536,8 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 	for (size_t i = 0; i < p->n_sample && st == STATUS_OK; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		struct sample smp;
+		struct strview leaf;
+		bool has_leaf, spawned;
 		size_t d = 0;
 
 		k += s->n_location_id;
@@ -497,6 +562,16 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 		smp.depth = d;
 		smp.task = str_at(r, r->task[i]);
 		smp.tasks = r->ntasks[i];
+		sample_labels(r, i, &leaf, &has_leaf, &spawned, &smp.x);
+		if (has_leaf && spawned) { /* grouped by parked-at stack */
+			smp.parked = frames;
+			smp.parked_depth = d;
+			smp.frames = &leaf;
+			smp.depth = 1;
+		} else if (has_leaf) {
+			smp.parked = &leaf;
+			smp.parked_depth = 1;
+		}
 		for (size_t t = 0; t < METRIC_COUNT; t++)
 			smp.m.v[t] = (uint64_t)s->value[r->type_of[t]];
 		st = sink->sample(sink->ctx, &smp);

@@ -138,12 +138,41 @@ static enum status intern_fixed(struct enc *e)
 			v = reserved_name(RESERVED_UNKNOWN_FRAME);
 		else if (i == FX_UNNAMED)
 			v = reserved_name(RESERVED_UNNAMED);
+		else if (i == FX_LEAFKEY)
+			v = sv_c(e->w->group.key == GROUP_PARKED ? "spawned_at"
+			                                         : "parked_at");
 		else
 			v = sv_c(fixed[i]);
 		if (strtab_intern(&e->st, v, &e->fx[i]))
 			return STATUS_NOMEM;
 	}
+	for (size_t x = 0; x < EXTRA_COUNT; x++) {
+		if (strtab_intern(&e->st, sv_c(extra_name((enum extra)x)),
+		                  &e->xkey[x]) ||
+		    strtab_intern(&e->st, sv_c(extra_unit((enum extra)x)),
+		                  &e->xunit[x]))
+			return STATUS_NOMEM;
+	}
 	return STATUS_OK;
+}
+
+/* The string id of the leaf of stack (NO_LEAF for the reserved "not
+ * parked" one: no label). */
+static enum status leaf_of(struct enc *e, uint32_t stack, uint32_t *id)
+{
+	size_t depth;
+	const uint32_t *f;
+
+	if (stack == model_not_parked(e->m)) {
+		*id = NO_LEAF;
+		return STATUS_OK;
+	}
+	f = model_stack(e->m, stack, &depth);
+	if (!f || !depth) {
+		*id = e->fx[FX_NOSTACK];
+		return STATUS_OK;
+	}
+	return map_id(e, true, f[depth - 1], id);
 }
 
 /* Sanitised string ids of every row's frames. */
@@ -211,10 +240,15 @@ enum status pprof_strings_collect(struct enc *e)
 	if ((st = intern_fixed(e)) || (st = collect_frames(e)) || e->omit)
 		return st;
 	e->ename = pprof_array(w->nentries, sizeof(*e->ename));
-	if (!e->ename)
+	e->eleaf = pprof_array(w->nentries, sizeof(*e->eleaf));
+	if (!e->ename || !e->eleaf)
 		return STATUS_NOMEM;
 	for (size_t k = 0; k < w->nentries; k++) {
-		st = map_id(e, false, w->entries[k].name, &e->ename[k]);
+		const struct fold_entry *en = &w->entries[k];
+		st = map_id(e, false, en->name, &e->ename[k]);
+		if (st == STATUS_OK)
+			st =
+			    leaf_of(e, window_other_stack(w, en), &e->eleaf[k]);
 		if (st)
 			return st;
 	}
@@ -273,6 +307,16 @@ enum status pprof_strings_number(struct enc *e, uint32_t *comments)
 		}
 		if (!e->omit)
 			use_string(e, o->name);
+		if (o->leaf != NO_LEAF) {
+			use_string(e, e->fx[FX_LEAFKEY]);
+			use_string(e, o->leaf);
+		}
+		for (size_t x = 0; x < EXTRA_COUNT; x++) {
+			if (extras_get(&o->x, (enum extra)x, NULL)) {
+				use_string(e, e->xkey[x]);
+				use_string(e, e->xunit[x]);
+			}
+		}
 	}
 	return STATUS_OK;
 }

@@ -1,6 +1,7 @@
 /* The pprof encoder's output (pprof.md §1-§3): the Profile message of one
- * committed window, assembled from pprof_strings.c's string numbering and
- * pprof_order.c's samples, and packed in parts with protobuf-c. */
+ * committed window (or a grouping derived from one: docs/formats.md says
+ * how its labels read), assembled from pprof_strings.c's string numbering
+ * and pprof_order.c's samples, and packed in parts with protobuf-c. */
 #include "encode/pprof.h"
 
 #include <stdint.h>
@@ -29,6 +30,9 @@ static int64_t clamp64(uint64_t v)
  * same bytes as one message, without 100k structures alive at once. */
 enum { BATCH = 4096, SHARED_COUNTS = 64 };
 
+/* Labels of a sample at most: task, the other leaf, the figures, tasks. */
+enum { MAX_LABELS = 3 + EXTRA_COUNT };
+
 /* Block size of the arena that holds sanitised strings (rarely used). */
 enum { SANITISED_BLOCK = 65536 };
 
@@ -51,11 +55,14 @@ struct msg {
 	/* one batch of samples */
 	Perftools__Profiles__Sample smp[BATCH], *smpp[BATCH];
 	int64_t values[BATCH * PPROF_NTYPES];
-	Perftools__Profiles__Label *labp[BATCH * 2];
+	Perftools__Profiles__Label *labp[BATCH * MAX_LABELS];
 	Perftools__Profiles__Label nlab[BATCH]; /* large tasks counts */
+	Perftools__Profiles__Label xlab[BATCH * EXTRA_COUNT]; /* figures */
 	/* shared labels */
 	Perftools__Profiles__Label *tlab; /* task, by string index */
 	unsigned char *tlab_set;
+	Perftools__Profiles__Label *llab; /* other leaf, by string index */
+	unsigned char *llab_set;
 	Perftools__Profiles__Label clab[SHARED_COUNTS]; /* small counts */
 	uint64_t *locids; /* per stack, leaf first */
 };
@@ -73,6 +80,8 @@ static void msg_free(struct msg *g)
 	mem_free(g->comment);
 	mem_free(g->tlab);
 	mem_free(g->tlab_set);
+	mem_free(g->llab);
+	mem_free(g->llab_set);
 	mem_free(g->locids);
 	mem_free(g);
 }
@@ -189,6 +198,42 @@ static Perftools__Profiles__Label *task_label(struct enc *e, struct msg *g,
 	return l;
 }
 
+/* The label of the other stack's leaf: parked_at (or spawned_at). */
+static Perftools__Profiles__Label *leaf_label(struct enc *e, struct msg *g,
+                                              uint32_t leaf)
+{
+	Perftools__Profiles__Label *l = &g->llab[e->fidx[leaf]];
+
+	if (!g->llab_set[e->fidx[leaf]]) {
+		g->llab_set[e->fidx[leaf]] = 1;
+		perftools__profiles__label__init(l);
+		l->key = sidx(e, FX_LEAFKEY);
+		l->str = e->fidx[leaf];
+	}
+	return l;
+}
+
+/* The labels of the known figures of o into lp; returns how many. */
+static size_t extra_labels(struct enc *e, struct msg *g,
+                           const struct osample *o, size_t b,
+                           Perftools__Profiles__Label **lp)
+{
+	size_t n = 0;
+
+	for (size_t x = 0; x < EXTRA_COUNT; x++) {
+		uint64_t v;
+		Perftools__Profiles__Label *l = &g->xlab[b * EXTRA_COUNT + x];
+		if (!extras_get(&o->x, (enum extra)x, &v))
+			continue;
+		perftools__profiles__label__init(l);
+		l->key = e->fidx[e->xkey[x]];
+		l->num = clamp64(v);
+		l->num_unit = e->fidx[e->xunit[x]];
+		lp[n++] = l;
+	}
+	return n;
+}
+
 static Perftools__Profiles__Label *tasks_label(struct enc *e, struct msg *g,
                                                uint64_t tasks, size_t i)
 {
@@ -217,7 +262,9 @@ static enum status build_locids(struct enc *e, struct msg *g)
 	g->locids = pprof_array(e->nlocs, sizeof(*g->locids));
 	g->tlab = pprof_array(e->nstrs, sizeof(*g->tlab));
 	g->tlab_set = mem_calloc(e->nstrs, 1);
-	if (!g->locids || !g->tlab || !g->tlab_set)
+	g->llab = pprof_array(e->nstrs, sizeof(*g->llab));
+	g->llab_set = mem_calloc(e->nstrs, 1);
+	if (!g->locids || !g->tlab || !g->tlab_set || !g->llab || !g->llab_set)
 		return STATUS_NOMEM;
 	for (size_t i = 0; i < e->nos; i++) {
 		const struct osample *o = &e->os[i];
@@ -235,13 +282,11 @@ static enum status build_locids(struct enc *e, struct msg *g)
 static void build_batch(struct enc *e, struct msg *g, size_t from, size_t n,
                         size_t *li)
 {
-	size_t nl = e->omit ? 1 : 2;
-
 	for (size_t b = 0; b < n; b++) {
-		size_t i = from + b;
+		size_t i = from + b, nl = 0;
 		const struct osample *o = &e->os[i];
 		Perftools__Profiles__Sample *s = &g->smp[b];
-		Perftools__Profiles__Label **lp = &g->labp[b * nl];
+		Perftools__Profiles__Label **lp = &g->labp[b * MAX_LABELS];
 		size_t depth = e->rowoff[o->row + 1] - e->rowoff[o->row];
 		const struct fold_entry *en =
 		    &e->w->entries[pprof_entry_at(e, o->start)];
@@ -264,8 +309,11 @@ static void build_batch(struct enc *e, struct msg *g, size_t from, size_t n,
 		for (size_t t = 0; t < PPROF_NTYPES; t++)
 			s->value[t] = clamp64(sum.v[type_metric[t]]);
 		if (!e->omit)
-			lp[0] = task_label(e, g, o->name);
-		lp[nl - 1] = tasks_label(e, g, tasks, b);
+			lp[nl++] = task_label(e, g, o->name);
+		if (o->leaf != NO_LEAF)
+			lp[nl++] = leaf_label(e, g, o->leaf);
+		nl += extra_labels(e, g, o, b, lp + nl);
+		lp[nl++] = tasks_label(e, g, tasks, b);
 		s->n_label = nl;
 		s->label = lp;
 		g->smpp[b] = s;
@@ -375,6 +423,7 @@ static void enc_fini(struct enc *e)
 	mem_free(e->rowoff);
 	mem_free(e->fr);
 	mem_free(e->ename);
+	mem_free(e->eleaf);
 	mem_free(e->order);
 	mem_free(e->os);
 	mem_free(e->fidx);

@@ -14,6 +14,16 @@
 #define MUST_CHECK
 #define PRINTF(f, a)
 #define UNUSED
+/* A hint to fetch the cache line of p, to overlap memory misses. */
+static inline void model_prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p);
+#else
+	(void)p;
+#endif
+}
+
 #endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -42,6 +52,16 @@ static inline size_t size_add_sat(size_t a, size_t b)
 static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A hint to fetch the cache line of p, to overlap memory misses. */
+static inline void model_prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p);
+#else
+	(void)p;
+#endif
 }
 
 #endif

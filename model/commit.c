@@ -1,18 +1,19 @@
-/* Commit of the open window: canonical order of rows and entries, the
- * window's single block, the ring, and eviction past the bounds. */
-#include "model/model.h"
+/* The build of a committed window: canonical order of rows and entries,
+ * the window's single block, and its references. */
+#include "model/commit.h"
 
 #include <string.h>
 
 #include "model/alloc.h"
-#include "model/model_int.h"
+#include "model/extras.h"
+#include "model/stackkey.h"
 #include "model/sort.h"
 
 static int cmp_stack_keys(const void *ctx, uint32_t a, uint32_t b)
 {
 	const char *const *key = ctx;
 
-	return model_key_cmp(key[a], key[b]);
+	return stackkey_cmp(key[a], key[b]);
 }
 
 static int cmp_name_keys(const void *ctx, uint32_t a, uint32_t b)
@@ -40,14 +41,14 @@ static bool align8(size_t *acc)
 }
 
 /* Bytes of a meta string as kept (with its NUL), 0 for NULL. */
-static size_t meta_len(const struct model *m, const char *s)
+static size_t meta_len(const struct commit_in *m, const char *s)
 {
-	return s ? model_utf8_cut(s, strnlen(s, m->lim.max_name + 1),
-	                          m->lim.max_name)
+	return s ? model_utf8_cut(s, strnlen(s, m->max_name + 1), m->max_name)
 	         : 0;
 }
 
-static const char *meta_copy(const struct model *m, const char *s, char **at)
+static const char *meta_copy(const struct commit_in *m, const char *s,
+                             char **at)
 {
 	size_t len = meta_len(m, s);
 	char *d = *at;
@@ -73,16 +74,20 @@ struct scratch {
 	uint32_t *gid, *gcnt;   /* stack groups, ascending id */
 	uint32_t *perm, *tmp;   /* groups in canonical order; merge scratch */
 	uint32_t *row;          /* a stack group's row */
+	uint32_t *pord;         /* entries by parked-at stack text */
+	uint32_t *pid, *pcnt;   /* parked-at groups: id, entries */
+	size_t np;              /* their number; pord unset when 1 or 0 */
 };
 
 static enum status scratch_new(struct scratch *sc, size_t n)
 {
 	char *p = mem_realloc_array(NULL, n ? n : 1,
 	                            2 * sizeof(uint64_t) + sizeof(char *) +
-	                                12 * sizeof(uint32_t));
+	                                15 * sizeof(uint32_t));
 	uint32_t **u32[] = { &sc->vals, &sc->tvals, &sc->byname, &sc->grp,
 		             &sc->ord,  &sc->nid,   &sc->ncnt,   &sc->gid,
-		             &sc->gcnt, &sc->perm,  &sc->tmp,    &sc->row };
+		             &sc->gcnt, &sc->perm,  &sc->tmp,    &sc->row,
+		             &sc->pord, &sc->pid,   &sc->pcnt };
 
 	if (!p)
 		return STATUS_NOMEM;
@@ -95,18 +100,27 @@ static enum status scratch_new(struct scratch *sc, size_t n)
 	return STATUS_OK;
 }
 
-/* Sorts the entries by the id in field (stack or name) into sc->vals,
- * stably, and lists the distinct ids (ascending) in id[] with their
- * number of entries in cnt[]; returns how many.  Ids within a span of n
- * take a counting sort (sc->tmp counts), others a radix sort. */
-static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
-                       uint32_t *id, uint32_t *cnt)
+enum field { F_STACK, F_NAME, F_PARKED };
+
+static uint32_t field_of(const struct fold_entry *e, enum field f)
+{
+	return f == F_STACK ? e->stack : f == F_NAME ? e->name : e->parked;
+}
+
+/* Sorts the entries (taken in the order in[], or in arrival order when
+ * in is NULL) by the id in field f into sc->vals, stably, and lists the
+ * distinct ids (ascending) in id[] with their number of entries in
+ * cnt[]; returns how many.  Ids within a span of n take a counting sort
+ * (sc->tmp counts), others a radix sort. */
+static size_t group_by(const struct commit_in *m, struct scratch *sc,
+                       enum field f, const uint32_t *in, uint32_t *id,
+                       uint32_t *cnt)
 {
 	size_t n = m->nent, ng = 0, span;
 	uint32_t lo = UINT32_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t v = stacks ? m->ent[i].stack : m->ent[i].name;
+		uint32_t v = field_of(&m->ent[in ? in[i] : i], f);
 		sc->keys[i] = v;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
@@ -128,11 +142,12 @@ static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
 			c[v] = at - c[v];
 		}
 		for (size_t i = 0; i < n; i++)
-			sc->vals[c[sc->keys[i] - lo]++] = (uint32_t)i;
+			sc->vals[c[sc->keys[i] - lo]++] =
+			    in ? in[i] : (uint32_t)i;
 		return ng;
 	}
 	for (size_t i = 0; i < n; i++)
-		sc->vals[i] = (uint32_t)i;
+		sc->vals[i] = in ? in[i] : (uint32_t)i;
 	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 || sc->keys[i] != sc->keys[i - 1]) {
@@ -144,13 +159,49 @@ static size_t group_by(const struct model *m, struct scratch *sc, bool stacks,
 	return ng;
 }
 
-/* Entries by name text into sc->byname; returns the number of names. */
-static size_t rank_names(const struct model *m, struct scratch *sc)
+/* Entries by parked-at stack text into sc->pord, the parked-at groups in
+ * sc->pid and sc->pcnt; returns their number. */
+static size_t rank_parked(const struct commit_in *m, struct scratch *sc)
 {
-	size_t nn = group_by(m, sc, false, sc->nid, sc->ncnt), at = 0, sum = 0;
+	size_t np, at = 0, sum = 0;
+
+	if (!m->any_parked) { /* one group, without a pass over the entries */
+		sc->pid[0] = m->not_parked;
+		sc->pcnt[0] = (uint32_t)m->nent;
+		sc->np = m->nent ? 1 : 0;
+		return sc->np;
+	}
+	np = group_by(m, sc, F_PARKED, NULL, sc->pid, sc->pcnt);
+	sc->np = np;
+	if (np <= 1) /* one parked-at stack (or none): arrival order */
+		return np;
+	for (size_t q = 0; q < np; q++) {
+		sc->key[q] = intern_slot(m->stacks, sc->pid[q])->str;
+		sc->perm[q] = (uint32_t)q;
+	}
+	sort_merge(sc->perm, sc->tmp, np, cmp_stack_keys, sc->key);
+	for (size_t r = 0; r < np; r++) {
+		sc->tmp[sc->perm[r]] = (uint32_t)sum;
+		sum += sc->pcnt[sc->perm[r]];
+	}
+	for (size_t q = 0; q < np; q++) {
+		memcpy(sc->pord + sc->tmp[q], sc->vals + at,
+		       sc->pcnt[q] * sizeof(*sc->vals));
+		at += sc->pcnt[q];
+	}
+	return np;
+}
+
+/* Entries by name text, then parked-at stack text, into sc->byname;
+ * returns the number of names. */
+static size_t rank_names(const struct commit_in *m, struct scratch *sc)
+{
+	size_t nn = group_by(m, sc, F_NAME, sc->np > 1 ? sc->pord : NULL,
+	                     sc->nid, sc->ncnt);
+	size_t at = 0, sum = 0;
 
 	for (size_t q = 0; q < nn; q++) {
-		sc->key[q] = intern_slot(&m->names, sc->nid[q])->str;
+		sc->key[q] = intern_slot(m->names, sc->nid[q])->str;
 		sc->perm[q] = (uint32_t)q;
 	}
 	sort_merge(sc->perm, sc->tmp, nn, cmp_name_keys, sc->key);
@@ -175,14 +226,14 @@ static size_t gallop(const uint32_t *a, size_t from, size_t n, uint32_t x,
 	size_t lo = from, step = 1, hi;
 
 	while (lo + step - 1 < n &&
-	       model_key_cmp(key[a[lo + step - 1]], key[x]) < 0) {
+	       stackkey_cmp(key[a[lo + step - 1]], key[x]) < 0) {
 		lo += step;
 		step *= 2;
 	}
 	hi = lo + step - 1 < n ? lo + step - 1 : n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (model_key_cmp(key[a[mid]], key[x]) < 0)
+		if (stackkey_cmp(key[a[mid]], key[x]) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -194,10 +245,10 @@ static size_t gallop(const uint32_t *a, size_t from, size_t n, uint32_t x,
  * newest kept window has keep its row order (a stack's key never changes
  * while it lives, so that order holds for any subset of them); only the
  * others are compared, sorted, and merged in. */
-static void stack_order(const struct model *m, struct scratch *sc, size_t ns)
+static void stack_order(const struct commit_in *m, struct scratch *sc,
+                        size_t ns)
 {
-	const struct window_priv *prev =
-	    m->count ? model_ring_at(m, m->count - 1) : NULL;
+	const struct window_priv *prev = m->prev;
 	size_t np = prev ? prev->pub.nrows : 0, j = 0, kept = 0, fresh = 0,
 	       at = 0, o = 0;
 	uint32_t *seen = sc->vals, *added = sc->perm;
@@ -231,20 +282,22 @@ static void stack_order(const struct model *m, struct scratch *sc, size_t ns)
 	memcpy(sc->perm, sc->tmp, ns * sizeof(*sc->perm));
 }
 
-/* Orders the entries by (stack text, name text) into sc->ord, and sets
- * sc->row (each stack group's row, ascending stack id); returns the number
- * of rows and, through *nnames, of names (sc->nid, sc->ncnt). */
-static size_t rank_entries(const struct model *m, struct scratch *sc,
-                           size_t *nnames)
+/* Orders the entries by (stack text, name text, parked-at stack text)
+ * into sc->ord, and sets sc->row (each stack group's row, ascending stack
+ * id); returns the number of rows and, through *nnames and *nparked, of
+ * names (sc->nid, sc->ncnt) and parked-at stacks (sc->pid, sc->pcnt). */
+static size_t rank_entries(const struct commit_in *m, struct scratch *sc,
+                           size_t *nnames, size_t *nparked)
 {
 	size_t n = m->nent, ns, sum = 0;
 
+	*nparked = rank_parked(m, sc);
 	*nnames = rank_names(m, sc);
-	ns = group_by(m, sc, true, sc->gid, sc->gcnt);
+	ns = group_by(m, sc, F_STACK, NULL, sc->gid, sc->gcnt);
 	for (size_t g = 0, i = 0; g < ns; g++) {
 		for (size_t k = 0; k < sc->gcnt[g]; k++)
 			sc->grp[sc->vals[i++]] = (uint32_t)g;
-		sc->key[g] = intern_slot(&m->stacks, sc->gid[g])->str;
+		sc->key[g] = intern_slot(m->stacks, sc->gid[g])->str;
 	}
 	stack_order(m, sc, ns);
 	for (size_t r = 0; r < ns; r++) {
@@ -263,10 +316,10 @@ static size_t rank_entries(const struct model *m, struct scratch *sc,
 
 /* Lays out the block; false on overflow. */
 struct layout {
-	size_t rows, entries, byid, comments, strings, total;
+	size_t rows, entries, extras, byid, comments, strings, total;
 };
 
-static bool plan(const struct model *m, const struct window_meta *meta,
+static bool plan(const struct commit_in *m, const struct window_meta *meta,
                  size_t nrows, struct layout *l)
 {
 	size_t nc = meta && meta->comments ? meta->ncomments : 0;
@@ -279,6 +332,9 @@ static bool plan(const struct model *m, const struct window_meta *meta,
 		return false;
 	l->entries = sz;
 	if (!add_size(&sz, m->nent, sizeof(struct fold_entry)))
+		return false;
+	l->extras = sz;
+	if (!add_size(&sz, m->nxs, sizeof(struct extras)))
 		return false;
 	l->byid = sz;
 	if (!add_size(&sz, nrows, sizeof(uint32_t)) || !align8(&sz))
@@ -299,7 +355,7 @@ static bool plan(const struct model *m, const struct window_meta *meta,
 	return true;
 }
 
-static void fill_meta(const struct model *m, struct window_meta *dst,
+static void fill_meta(const struct commit_in *m, struct window_meta *dst,
                       const struct window_meta *src, char *block,
                       const struct layout *l)
 {
@@ -318,11 +374,14 @@ static void fill_meta(const struct model *m, struct window_meta *dst,
 		c[i] = meta_copy(m, src->comments[i], &at);
 }
 
-/* Fills rows and entries in order; each row's stack gets a reference per
- * entry. */
-static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
-                      struct fold_entry *entries, const struct scratch *sc)
+/* Fills rows and entries in order, and the entries' figures in the
+ * entries' order; each row's stack gets a reference per entry. */
+static void fill_rows(const struct commit_in *m, struct window *w,
+                      struct fold_row *rows, struct fold_entry *entries,
+                      struct extras *xs, const struct scratch *sc)
 {
+	uint32_t nx = 0;
+
 	enum { AHEAD = 16 };
 	size_t nrows = 0, n = m->nent;
 
@@ -337,6 +396,10 @@ static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
 			model_prefetch(p + sizeof(*e) - 1);
 		}
 		entries[i] = *e;
+		if (e->xi) { /* the figures follow the entries' order */
+			xs[nx] = m->xs[e->xi - 1];
+			entries[i].xi = ++nx;
+		}
 		if (nrows == 0 || rows[nrows - 1].stack != e->stack) {
 			r = &rows[nrows++];
 			memset(r, 0, sizeof(*r));
@@ -347,14 +410,17 @@ static void fill_rows(struct model *m, struct window *w, struct fold_row *rows,
 		r->count++;
 		r->tasks = u64_add_sat(r->tasks, e->tasks);
 		metrics_add(&r->m, &e->m);
+		if (e->xi)
+			extras_add(&r->x, &m->xs[e->xi - 1]);
 		w->tasks = u64_add_sat(w->tasks, e->tasks);
 		metrics_add(&w->total, &e->m);
 	}
 	for (size_t r = 0; r < nrows; r++)
-		intern_slot(&m->stacks, rows[r].stack)->refs += rows[r].count;
+		intern_slot(m->stacks, rows[r].stack)->refs += rows[r].count;
 }
 
-static enum status build(struct model *m, const struct window_meta *meta,
+enum status commit_build(const struct commit_in *m,
+                         const struct window_meta *meta,
                          struct window_priv **out)
 {
 	struct scratch sc;
@@ -364,11 +430,11 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	struct window *w;
 	char *block;
 	uint32_t *byid;
-	size_t nnames;
+	size_t nnames, nparked;
 
 	if (scratch_new(&sc, m->nent))
 		return STATUS_NOMEM;
-	nrows = rank_entries(m, &sc, &nnames);
+	nrows = rank_entries(m, &sc, &nnames, &nparked);
 	if (!plan(m, meta, nrows, &l) || !(block = mem_alloc(l.total))) {
 		mem_free(sc.keys);
 		return STATUS_NOMEM;
@@ -381,9 +447,14 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	byid = (uint32_t *)(void *)(block + l.byid);
 	/* Nothing fails from here: the entries' references are taken. */
 	fill_rows(m, w, (struct fold_row *)(void *)(block + l.rows),
-	          (struct fold_entry *)(void *)(block + l.entries), &sc);
+	          (struct fold_entry *)(void *)(block + l.entries),
+	          (struct extras *)(void *)(block + l.extras), &sc);
+	w->extras = (const struct extras *)(void *)(block + l.extras);
+	w->nextras = m->nxs;
 	for (size_t q = 0; q < nnames; q++)
-		intern_slot(&m->names, sc.nid[q])->refs += sc.ncnt[q];
+		intern_slot(m->names, sc.nid[q])->refs += sc.ncnt[q];
+	for (size_t q = 0; q < nparked; q++)
+		intern_slot(m->stacks, sc.pid[q])->refs += sc.pcnt[q];
 	w->nrows = nrows;
 	w->nentries = m->nent;
 	if (nrows)
@@ -392,85 +463,8 @@ static enum status build(struct model *m, const struct window_meta *meta,
 	mem_free(sc.keys);
 	fill_meta(m, &w->meta, meta, block, &l);
 	w->empty = m->nent == 0;
-	w->stats = m->cur;
+	w->stats = m->stats;
 	w->bytes = l.total;
 	*out = wp;
 	return STATUS_OK;
-}
-
-static enum status ring_reserve(struct model *m)
-{
-	struct window_priv **nr;
-	size_t ncap;
-
-	if (m->count < m->ring_cap)
-		return STATUS_OK;
-	if (m->ring_cap > SIZE_MAX / 2 / sizeof(*nr))
-		return STATUS_NOMEM;
-	ncap = m->ring_cap ? m->ring_cap * 2 : 8;
-	nr = mem_realloc_array(NULL, ncap, sizeof(*nr));
-	if (!nr)
-		return STATUS_NOMEM;
-	for (size_t i = 0; i < m->count; i++)
-		nr[i] = model_ring_at(m, i);
-	mem_free(m->ring);
-	m->ring = nr;
-	m->ring_cap = ncap;
-	m->head = 0;
-	return STATUS_OK;
-}
-
-size_t model_bytes_used(const struct model *m)
-{
-	size_t b = m->win_bytes;
-
-	b = size_add_sat(b, intern_bytes(&m->frames));
-	b = size_add_sat(b, intern_bytes(&m->names));
-	b = size_add_sat(b, intern_bytes(&m->stacks));
-	return size_add_sat(b, m->ring_cap * sizeof(*m->ring));
-}
-
-static void evict(struct model *m)
-{
-	while (m->count > 1 && (m->count > m->lim.max_windows ||
-	                        model_bytes_used(m) > m->lim.mem_budget)) {
-		struct window_priv *w = m->ring[m->head];
-		m->head = (m->head + 1) % m->ring_cap;
-		m->count--;
-		model_unref_window(m, &w->pub);
-		m->win_bytes -= w->pub.bytes;
-		m->evicted++;
-		mem_free(w);
-	}
-}
-
-enum status model_commit(struct model *m, const struct window_meta *meta,
-                         const struct window **out)
-{
-	struct window_priv *w;
-
-	if (out)
-		*out = NULL;
-	if (!m || !m->open)
-		return STATUS_INVAL;
-	if (ring_reserve(m) || build(m, meta, &w))
-		return STATUS_NOMEM;
-	w->pub.seq = ++m->committed;
-	m->ring[(m->head + m->count) % m->ring_cap] = w;
-	m->count++;
-	m->win_bytes += w->pub.bytes;
-	/* A table grown for a burst is given back; a steady one is reused. */
-	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
-		mem_free(m->ent);
-		mem_free(m->idx);
-		m->ent = NULL;
-		m->idx = NULL;
-		m->ent_cap = m->idx_cap = 0;
-	}
-	m->nent = 0;
-	m->open = false;
-	evict(m);
-	if (out)
-		*out = &w->pub;
-	return w->pub.empty ? STATUS_EMPTY_WINDOW : STATUS_OK;
 }

@@ -1,5 +1,6 @@
 /* The model: interning with reference counts, the open window's fold,
- * reading kept windows; commit.c puts windows into the ring.
+ * commit into the ring and eviction, reading kept windows.  commit.c
+ * builds a window, ring.c keeps them, stackkey.c lays out stacks.
  * docs/model.md describes the data and the accounting. */
 #include "model/model.h"
 
@@ -7,15 +8,58 @@
 
 #include "model/alloc.h"
 #include "model/hash.h"
+#include "model/commit.h"
+#include "model/extras.h"
 #include "model/intern.h"
-#include "model/model_int.h"
 #include "model/reserved.h"
-#include "model/sort.h"
+#include "model/ring.h"
+#include "model/stackkey.h"
 
 /* Bounds past what the slots can represent: a stack's key text, about
  * max_depth * (max_name + 4) bytes, must stay under 2 GiB. */
 #define NAME_BOUND ((size_t)1 << 30)
 #define KEY_BOUND  ((size_t)1 << 31)
+
+/* Pinned stacks and frames, outside the caps: [other], [not parked]. */
+#define PINNED 2
+
+/* A slot of the open window's index: its entry + 1 (0: empty) and the
+ * entry's hash (fold_hash in model.c). */
+struct fold_slot {
+	uint32_t ent;
+	uint32_t hash;
+};
+
+struct model {
+	struct model_limits lim;
+	struct intern frames, names, stacks;
+	uint32_t other_stack, other_name; /* pinned, outside the caps */
+	uint32_t other_hash;              /* other_stack's hash */
+	uint32_t not_parked;              /* pinned, outside the caps */
+	struct ring ring;
+	uint64_t committed, evicted;
+	/* The open window: its entries in order of arrival, found by (stack,
+	 * parked, name) through an open-addressing index.  They hold no
+	 * references until commit, which adds them per distinct stack and name.
+	 */
+	bool open;
+	struct fold_entry *ent;
+	size_t ent_cap, nent;
+	struct extras *xs; /* the figures of entries that know any */
+	size_t xs_cap, nxs;
+	struct fold_slot *idx;
+	size_t idx_cap;  /* 0 or a power of two; load at most 3/4 */
+	bool any_parked; /* an entry is parked somewhere known */
+	struct window_stats cur;
+	/* Scratch of model_add: the sample's frames as kept, their ids, the
+	 * stack's key text, and the depth cap's marker. */
+	struct strview *views;
+	uint32_t *ids;
+	size_t views_cap, ids_cap;
+	char *text;
+	size_t text_cap;
+	char mark[64];
+};
 
 void model_limits_default(struct model_limits *lim)
 {
@@ -27,82 +71,21 @@ void model_limits_default(struct model_limits *lim)
 	lim->max_name = 4096;
 }
 
-/* Length of p cut to at most max bytes without splitting a UTF-8 sequence
- * that starts before the cut (invalid bytes are cut where they fall). */
-size_t model_utf8_cut(const char *p, size_t len, size_t max)
-{
-	size_t k = max;
-
-	if (len <= max)
-		return len;
-	while (k > 0 && max - k < 4) {
-		unsigned char c = (unsigned char)p[--k];
-		size_t need;
-		if ((c & 0xc0) == 0x80)
-			continue;
-		if (c < 0xc0)
-			break;
-		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
-		return k + need > max ? k : max;
-	}
-	return max;
-}
-
-/* A stack's key is [uint32 depth] then [uint32 len][bytes] per frame, root
- * first; its frame ids are the extra bytes stored before the key. */
-static uint32_t rd32(const char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static const uint32_t *key_ids(const char *key)
-{
-	size_t depth = rd32(key);
-
-	return (const uint32_t *)(const void *)(key - sizeof(uint32_t) -
-	                                        depth * sizeof(uint32_t));
-}
-
-/* The canonical order on two stack keys: frame by frame, equal frame ids
- * equal without reading their bytes, a prefix first. */
-int model_key_cmp(const char *a, const char *b)
-{
-	uint32_t da = rd32(a), db = rd32(b);
-	const uint32_t *ia = key_ids(a), *ib = key_ids(b);
-
-	a += sizeof(uint32_t);
-	b += sizeof(uint32_t);
-	for (uint32_t i = 0; i < da && i < db; i++) {
-		uint32_t la = rd32(a), lb = rd32(b);
-		if (ia[i] != ib[i]) {
-			int c = sv_cmp(sv_n(a + 4, la), sv_n(b + 4, lb));
-			if (c)
-				return c < 0 ? -1 : 1;
-		}
-		a += 4 + (size_t)la;
-		b += 4 + (size_t)lb;
-	}
-	return (da > db) - (da < db);
-}
-
 /* ---- releasing ----------------------------------------------------------*/
 
 static void stack_release(struct model *m, uint32_t id, bool count)
 {
 	const char *key = intern_slot(&m->stacks, id)->str;
-	const uint32_t *f = key_ids(key);
+	const uint32_t *f = stackkey_ids(key);
 
-	for (size_t i = 0; i < rd32(key); i++) {
+	for (size_t i = 0; i < stackkey_rd32(key); i++) {
 		if (intern_unref(&m->frames, f[i]))
 			intern_remove(&m->frames, f[i], count);
 	}
 	intern_remove(&m->stacks, id, count);
 }
 
-void model_unref_window(struct model *m, const struct window *w)
+static void unref_window(struct model *m, const struct window *w)
 {
 	for (size_t r = 0; r < w->nrows; r++) {
 		const struct fold_row *row = &w->rows[r];
@@ -110,8 +93,11 @@ void model_unref_window(struct model *m, const struct window *w)
 		for (uint32_t i = row->first; i < row->first + row->count;
 		     i++) {
 			uint32_t name = w->entries[i].name;
+			uint32_t parked = w->entries[i].parked;
 			if (intern_unref(&m->names, name))
 				intern_remove(&m->names, name, true);
+			if (intern_unref(&m->stacks, parked))
+				stack_release(m, parked, true);
 		}
 		/* one reference per entry, dropped all at once */
 		s = intern_slot(&m->stacks, row->stack);
@@ -134,26 +120,37 @@ static void rollback_stacks(struct model *m, uint32_t s0)
 
 /* ---- life ---------------------------------------------------------------*/
 
-static size_t key_text(char *out, const struct strview *v, size_t n);
-static uint64_t stack_hash(const struct strview *v, size_t n);
-
-static enum status pin_other(struct model *m)
+/* A one-frame stack of reserved name r, pinned outside the caps. */
+static enum status pin_stack(struct model *m, enum reserved r, uint32_t *id,
+                             uint32_t *hash)
 {
-	struct strview o = reserved_name(RESERVED_OTHER);
+	struct strview o = reserved_name(r);
 	char key[64];
-	size_t len = key_text(key, &o, 1);
-	uint32_t h = hash_fold32(stack_hash(&o, 1)), f;
+	size_t len = stackkey_text(key, &o, 1);
+	uint32_t h = hash_fold32(stackkey_hash(&o, 1)), f;
 	bool c;
 
 	if (intern_put(&m->frames, o.ptr, o.len, NULL, 0, SIZE_MAX, &f, &c) ||
 	    intern_put_hashed(&m->stacks, h, key, len, &f, sizeof(f), SIZE_MAX,
-	                      &m->other_stack, &c) ||
+	                      id, &c))
+		return STATUS_NOMEM;
+	intern_ref(&m->frames, f);
+	intern_ref(&m->stacks, *id);
+	*hash = h;
+	return STATUS_OK;
+}
+
+static enum status pin_other(struct model *m)
+{
+	struct strview o = reserved_name(RESERVED_OTHER);
+	uint32_t h;
+	bool c;
+
+	if (pin_stack(m, RESERVED_OTHER, &m->other_stack, &m->other_hash) ||
+	    pin_stack(m, RESERVED_NOT_PARKED, &m->not_parked, &h) ||
 	    intern_put(&m->names, o.ptr, o.len, NULL, 0, SIZE_MAX,
 	               &m->other_name, &c))
 		return STATUS_NOMEM;
-	m->other_hash = h;
-	intern_ref(&m->frames, f);
-	intern_ref(&m->stacks, m->other_stack);
 	intern_ref(&m->names, m->other_name);
 	return STATUS_OK;
 }
@@ -182,6 +179,7 @@ enum status model_new(const struct model_limits *lim, struct model **out)
 	intern_init(&m->frames);
 	intern_init(&m->names);
 	intern_init(&m->stacks);
+	ring_init(&m->ring);
 	if (pin_other(m) != STATUS_OK) {
 		model_free(m);
 		return STATUS_NOMEM;
@@ -190,22 +188,16 @@ enum status model_new(const struct model_limits *lim, struct model **out)
 	return STATUS_OK;
 }
 
-struct window_priv *model_ring_at(const struct model *m, size_t i)
-{
-	return m->ring[(m->head + i) % m->ring_cap];
-}
-
 void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < m->count; i++)
-		mem_free(model_ring_at(m, i));
-	mem_free(m->ring);
+	ring_fini(&m->ring);
 	intern_fini(&m->frames);
 	intern_fini(&m->names);
 	intern_fini(&m->stacks);
 	mem_free(m->ent);
+	mem_free(m->xs);
 	mem_free(m->idx);
 	mem_free(m->views);
 	mem_free(m->ids);
@@ -216,6 +208,8 @@ void model_free(struct model *m)
 static void open_reset(struct model *m)
 {
 	m->nent = 0;
+	m->nxs = 0;
+	m->any_parked = false;
 	if (m->idx_cap)
 		memset(m->idx, 0, m->idx_cap * sizeof(*m->idx));
 	memset(&m->cur, 0, sizeof(m->cur));
@@ -240,6 +234,9 @@ void model_abort(struct model *m)
 		const struct intern_slot *s = intern_slot(&m->stacks, e->stack);
 		if (s && s->refs == 0)
 			stack_release(m, e->stack, true);
+		s = intern_slot(&m->stacks, e->parked);
+		if (s && s->refs == 0)
+			stack_release(m, e->parked, true);
 		s = intern_slot(&m->names, e->name);
 		if (s && s->refs == 0)
 			intern_remove(&m->names, e->name, true);
@@ -274,40 +271,32 @@ static bool view_ok(struct strview v)
 
 /* Checks the sample's views; counts the strings past max_name that are
  * kept (the frames beyond the depth cap are not). */
-static bool scan(const struct model *m, const struct sample *s,
-                 uint64_t *clipped)
+static bool scan_frames(const struct model *m, const struct strview *f,
+                        size_t depth, uint64_t *clipped)
 {
 	size_t max = m->lim.max_name, from = 0;
 
-	if (!view_ok(s->task) || (s->depth && !s->frames))
+	if (depth && !f)
 		return false;
-	*clipped = s->task.len > max;
-	if (s->depth > m->lim.max_depth)
-		from = s->depth - (m->lim.max_depth - 1);
-	for (size_t i = 0; i < s->depth; i++) {
-		if (!view_ok(s->frames[i]))
+	if (depth > m->lim.max_depth)
+		from = depth - (m->lim.max_depth - 1);
+	for (size_t i = 0; i < depth; i++) {
+		if (!view_ok(f[i]))
 			return false;
-		if (i >= from && s->frames[i].len > max)
+		if (i >= from && f[i].len > max)
 			(*clipped)++;
 	}
 	return true;
 }
 
-/* Writes the key text of n frames into out (room checked by the caller);
- * returns its length. */
-static size_t key_text(char *out, const struct strview *v, size_t n)
+static bool scan(const struct model *m, const struct sample *s,
+                 uint64_t *clipped)
 {
-	uint32_t n32 = (uint32_t)n;
-	size_t at = sizeof(n32);
-
-	memcpy(out, &n32, sizeof(n32));
-	for (size_t i = 0; i < n; i++) {
-		n32 = (uint32_t)v[i].len;
-		memcpy(out + at, &n32, sizeof(n32));
-		memcpy(out + at + sizeof(n32), v[i].ptr, v[i].len);
-		at += sizeof(n32) + v[i].len;
-	}
-	return at;
+	if (!view_ok(s->task))
+		return false;
+	*clipped = s->task.len > m->lim.max_name;
+	return scan_frames(m, s->frames, s->depth, clipped) &&
+	       scan_frames(m, s->parked, s->parked_depth, clipped);
 }
 
 /* ---- finding a stack ---------------------------------------------------
@@ -315,86 +304,20 @@ static size_t key_text(char *out, const struct strview *v, size_t n)
  * pass and without building its key text; only a new stack gets its text,
  * its frames' hash_bytes and their lookups. */
 
-static inline uint64_t rotl64(uint64_t x, unsigned r)
-{
-	return (x << r) | (x >> (64 - r));
-}
-
-static inline uint64_t ld64(const char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t ld32(const char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Up to 7 bytes at p in a word, with fixed-size loads. */
-static inline uint64_t short_word(const char *p, size_t n)
-{
-	if (n >= 4)
-		return ld32(p) | ld32(p + n - 4) << 32;
-	if (n == 0)
-		return 0;
-	return (uint64_t)(unsigned char)p[0] << 16 |
-	       (uint64_t)(unsigned char)p[n / 2] << 8 | (unsigned char)p[n - 1];
-}
-
-static inline uint64_t lane(uint64_t x, uint64_t w)
-{
-	return rotl64((x ^ w) * 0x9e3779b97f4a7c15ull, 29);
-}
-
-/* The hash of n frames: three lanes take a frame's words in turn (so that
- * their multiplications overlap), a fourth its last 8 bytes (which may
- * overlap the others': any word will do) and its length. */
-static uint64_t stack_hash(const struct strview *v, size_t n)
-{
-	uint64_t a = n, b = 0x243f6a8885a308d3ull, c = 0x13198a2e03707344ull,
-	         d = 0xa4093822299f31d0ull;
-
-	for (size_t f = 0; f < n; f++) {
-		const char *p = v[f].ptr;
-		size_t len = v[f].len;
-		uint64_t t;
-		if (len >= 8) {
-			size_t i = 0;
-			for (; i + 16 < len; i += 16) {
-				a = lane(a, ld64(p + i));
-				b = lane(b, ld64(p + i + 8));
-			}
-			if (i + 8 < len)
-				c = lane(c, ld64(p + i));
-			t = ld64(p + len - 8);
-		} else {
-			t = short_word(p, len);
-		}
-		d = lane(d, t ^ (uint64_t)len << 56);
-	}
-	a ^= rotl64(b, 16) ^ rotl64(c, 32) ^ rotl64(d, 48);
-	return hash_mix64(a ^ (b + c + d));
-}
-
-/* The frames of s as kept into m->views (reserved names, the depth cap,
- * max_name); *hash gets their stack_hash and *len their key text's
- * length. */
-static enum status sample_frames(struct model *m, const struct sample *s,
+/* The depth frames f of a sample (none: the reserved one-frame stack)
+ * as kept into m->views (reserved names, the depth cap, max_name); *hash
+ * gets their stackkey_hash and *len their key text's length. */
+static enum status sample_frames(struct model *m, const struct strview *f,
+                                 size_t depth, enum reserved none,
                                  size_t *nframes, uint64_t *hash, size_t *len)
 {
-	size_t depth = s->depth, skip = 0, k = 0;
+	size_t skip = 0, k = 0;
 	size_t n = depth == 0 ? 1 : size_min(depth, m->lim.max_depth);
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
 		return STATUS_NOMEM;
 	if (depth == 0) {
-		m->views[k++] = reserved_name(RESERVED_NO_STACK);
+		m->views[k++] = reserved_name(none);
 	} else if (depth > m->lim.max_depth) {
 		skip = depth - (m->lim.max_depth - 1);
 		m->views[k++] =
@@ -402,52 +325,13 @@ static enum status sample_frames(struct model *m, const struct sample *s,
 		         reserved_truncated(m->mark, sizeof(m->mark), skip));
 	}
 	for (size_t i = skip; i < depth; i++)
-		m->views[k++] = bound(m, s->frames[i], RESERVED_UNKNOWN_FRAME);
+		m->views[k++] = bound(m, f[i], RESERVED_UNKNOWN_FRAME);
 	*nframes = k;
-	*hash = stack_hash(m->views, k);
+	*hash = stackkey_hash(m->views, k);
 	*len = sizeof(uint32_t);
 	for (size_t i = 0; i < k; i++)
 		*len += sizeof(uint32_t) + m->views[i].len;
 	return STATUS_OK;
-}
-
-/* Whether n bytes at a and b are equal, a word at a time. */
-static inline bool bytes_eq(const char *a, const char *b, size_t n)
-{
-	uint64_t d = 0;
-
-	if (n < 8)
-		return n == 0 || memcmp(a, b, n) == 0;
-	for (size_t i = 0; i + 8 <= n; i += 8)
-		d |= ld64(a + i) ^ ld64(b + i);
-	return (d | (ld64(a + n - 8) ^ ld64(b + n - 8))) == 0;
-}
-
-struct frames_key {
-	const struct strview *v;
-	size_t n, len; /* frames, and the length of their key text */
-};
-
-/* Whether a stack's key text holds the frames of ctx (a frames_key).
- * Once the lengths agree, every offset comes from the frames, not from
- * the key, so that the key's cache lines are all fetched at once. */
-static bool stack_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct frames_key *k = ctx;
-	const char *p = key;
-
-	(void)id;
-	if (intern_keylen(p) != k->len || rd32(p) != k->n)
-		return false;
-	p += sizeof(uint32_t);
-	for (size_t i = 0; i < k->n; i++) {
-		size_t len = k->v[i].len;
-		if (rd32(p) != len ||
-		    !bytes_eq(p + sizeof(uint32_t), k->v[i].ptr, len))
-			return false;
-		p += sizeof(uint32_t) + len;
-	}
-	return true;
 }
 
 /* Interns the frames of k (hash h) as a new stack. */
@@ -461,16 +345,17 @@ static enum status new_stack(struct model *m, const struct frames_key *k,
 	if (mem_grow(&m->text, &m->text_cap, k->len, 1) ||
 	    mem_grow(&m->ids, &m->ids_cap, n, sizeof(*m->ids)))
 		return STATUS_NOMEM;
-	key_text(m->text, k->v, n);
+	stackkey_text(m->text, k->v, n);
 	for (size_t i = 0; i < n; i++) {
 		st = put_str(&m->frames, k->v[i],
-		             size_add_sat(m->lim.max_frames, 1), &m->ids[i]);
+		             size_add_sat(m->lim.max_frames, PINNED),
+		             &m->ids[i]);
 		if (st != STATUS_OK)
 			return st;
 	}
 	st = intern_put_hashed(
 	    &m->stacks, h, m->text, k->len, m->ids, n * sizeof(*m->ids),
-	    size_add_sat(m->lim.max_stacks, 1), out, &created);
+	    size_add_sat(m->lim.max_stacks, PINNED), out, &created);
 	if (st == STATUS_OK && created) {
 		for (size_t i = 0; i < n; i++)
 			intern_ref(&m->frames, m->ids[i]);
@@ -480,12 +365,14 @@ static enum status new_stack(struct model *m, const struct frames_key *k,
 
 /* ---- the open window's entries --------------------------------------- */
 
-/* The index's hash of a (stack, name) pair, from the stack's hash so that
- * it is known (and its slot fetched) before the stack is found. */
-static inline uint32_t fold_hash(uint32_t stack_hash32, uint32_t name)
+/* The index's hash of a (stack, parked, name), from the stack's hash so
+ * that it is known (and its slot fetched) before the stack is found. */
+static inline uint32_t fold_hash(uint32_t stack_hash32, uint32_t parked,
+                                 uint32_t name)
 {
 	uint64_t x =
-	    ((uint64_t)stack_hash32 << 32 | name) * 0x9e3779b97f4a7c15ull;
+	    ((uint64_t)(stack_hash32 ^ parked * 0x85ebca6bu) << 32 | name) *
+	    0x9e3779b97f4a7c15ull;
 
 	x ^= x >> 29;
 	x *= 0xbf58476d1ce4e5b9ull;
@@ -532,64 +419,118 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
-static enum status fold_add(struct model *m, uint32_t stack, uint32_t name,
-                            uint32_t h, const struct sample *s)
+/* A new, unknown set of figures for an entry, at m->xs[*xi - 1]. */
+static enum status new_extras(struct model *m, uint32_t *xi)
+{
+	if (mem_grow(&m->xs, &m->xs_cap, m->nxs + 1, sizeof(*m->xs)))
+		return STATUS_NOMEM;
+	m->xs[m->nxs++] = (struct extras){ .known = 0 };
+	*xi = (uint32_t)m->nxs;
+	return STATUS_OK;
+}
+
+/* The fold key of an entry of the open window. */
+struct fold_key {
+	uint32_t stack, parked, name;
+	uint32_t hash; /* fold_hash */
+};
+
+static enum status fold_add(struct model *m, const struct fold_key *k,
+                            const struct sample *s)
 {
 	uint64_t tasks = s->tasks ? s->tasks : 1;
 	struct fold_entry *e;
 
 	if (m->idx_cap) {
 		size_t mask = m->idx_cap - 1;
-		for (size_t i = h & mask; m->idx[i].ent; i = (i + 1) & mask) {
-			if (m->idx[i].hash != h)
+		for (size_t i = k->hash & mask; m->idx[i].ent;
+		     i = (i + 1) & mask) {
+			if (m->idx[i].hash != k->hash)
 				continue;
 			e = &m->ent[m->idx[i].ent - 1];
-			if (e->stack == stack && e->name == name) {
+			if (e->stack == k->stack && e->name == k->name &&
+			    e->parked == k->parked) {
+				if (s->x.known && !e->xi &&
+				    new_extras(m, &e->xi))
+					return STATUS_NOMEM;
 				e->tasks = u64_add_sat(e->tasks, tasks);
 				metrics_add(&e->m, &s->m);
+				if (s->x.known)
+					extras_add(&m->xs[e->xi - 1], &s->x);
 				return STATUS_OK;
 			}
 		}
 	}
-	if (fold_reserve(m))
+	if (fold_reserve(m) ||
+	    (s->x.known &&
+	     mem_grow(&m->xs, &m->xs_cap, m->nxs + 1, sizeof(*m->xs))))
 		return STATUS_NOMEM;
-	idx_place(m->idx, m->idx_cap, h, (uint32_t)(m->nent + 1));
+	idx_place(m->idx, m->idx_cap, k->hash, (uint32_t)(m->nent + 1));
 	e = &m->ent[m->nent++];
-	e->stack = stack;
-	e->name = name;
-	e->tasks = tasks;
-	e->m = s->m;
+	m->any_parked |= k->parked != m->not_parked;
+	*e = (struct fold_entry){
+		.stack = k->stack,
+		.name = k->name,
+		.tasks = tasks,
+		.m = s->m,
+		.parked = k->parked,
+	};
+	if (s->x.known) { /* room made above */
+		m->xs[m->nxs] = s->x;
+		extras_clean(&m->xs[m->nxs++]);
+		e->xi = (uint32_t)m->nxs;
+	}
 	return STATUS_OK;
 }
 
 /* ---- model_add ---------------------------------------------------------*/
 
-/* Finds or makes the stack of the frames of k (hash h32) and folds s into
- * its entry with name.  STATUS_LIMIT when a cap refused the stack (nothing
- * folded). */
-static enum status add_stack(struct model *m, const struct sample *s,
-                             const struct frames_key *k, uint32_t h32,
-                             uint32_t name)
+/* Finds or makes the stack of the frames of k (hash h32).  STATUS_LIMIT
+ * when the stack cap refused it. */
+static enum status find_stack(struct model *m, const struct frames_key *k,
+                              uint32_t h32, uint32_t *stack)
 {
-	uint32_t fh = fold_hash(h32, name), stack;
+	*stack = hash_table_find(&m->stacks.index, h32, stackkey_eq, k);
+	if (*stack)
+		return STATUS_OK;
+	if (m->stacks.live >= size_add_sat(m->lim.max_stacks, PINNED))
+		return STATUS_LIMIT;
+	return new_stack(m, k, h32, stack);
+}
 
-	if (m->idx_cap)
-		model_prefetch(&m->idx[fh & (m->idx_cap - 1)]);
-	stack = hash_table_find(&m->stacks.index, h32, stack_eq, k);
-	if (!stack) {
-		enum status st;
-		if (m->stacks.live >= size_add_sat(m->lim.max_stacks, 1))
-			return STATUS_LIMIT;
-		st = new_stack(m, k, h32, &stack);
-		if (st != STATUS_OK)
-			return st;
+/* The parked-at stack of s into *parked: the pinned "[not parked]" when
+ * s has none, "[other]" (and *other set) when a cap refused it. */
+static enum status add_parked(struct model *m, const struct sample *s,
+                              uint32_t *parked, bool *other)
+{
+	uint32_t f0 = m->frames.next, s0 = m->stacks.next;
+	struct frames_key k;
+	enum status st;
+	uint64_t h;
+
+	*parked = m->not_parked;
+	if (s->parked_depth == 0)
+		return STATUS_OK;
+	st = sample_frames(m, s->parked, s->parked_depth, RESERVED_NOT_PARKED,
+	                   &k.n, &h, &k.len);
+	if (st != STATUS_OK)
+		return st;
+	k.v = m->views;
+	st = find_stack(m, &k, hash_fold32(h), parked);
+	if (st == STATUS_LIMIT) {
+		rollback_stacks(m, s0);
+		intern_rollback(&m->frames, f0);
+		*parked = m->other_stack;
+		*other = true;
+		return STATUS_OK;
 	}
-	return fold_add(m, stack, name, fh, s);
+	return st;
 }
 
 enum status model_add(struct model *m, const struct sample *s)
 {
-	uint32_t f0, s0, n0, name, h32;
+	uint32_t f0, s0, n0, f1, s1, h32;
+	struct fold_key fk;
 	struct frames_key k;
 	uint64_t clipped, h;
 	bool other = false;
@@ -601,45 +542,62 @@ enum status model_add(struct model *m, const struct sample *s)
 		m->cur.zero++;
 		return STATUS_OK;
 	}
-	st = sample_frames(m, s, &k.n, &h, &k.len);
+	f0 = m->frames.next;
+	s0 = m->stacks.next;
+	n0 = m->names.next;
+	st = add_parked(m, s, &fk.parked, &other);
 	if (st != STATUS_OK)
-		return st;
+		goto undo;
+	st = sample_frames(m, s->frames, s->depth, RESERVED_NO_STACK, &k.n, &h,
+	                   &k.len);
+	if (st != STATUS_OK)
+		goto undo;
 	k.v = m->views;
 	/* the stack's index slot is fetched while the name is looked up */
 	h32 = hash_fold32(h);
 	if (m->stacks.index.cap)
 		model_prefetch(
 		    &m->stacks.index.slots[h32 & (m->stacks.index.cap - 1)]);
-	f0 = m->frames.next;
-	s0 = m->stacks.next;
-	n0 = m->names.next;
+	f1 = m->frames.next;
+	s1 = m->stacks.next;
 	st = put_str(&m->names, bound(m, s->task, RESERVED_UNNAMED),
-	             size_add_sat(m->lim.max_frames, 1), &name);
+	             size_add_sat(m->lim.max_frames, 1), &fk.name);
+	fk.stack = m->other_stack;
 	if (st == STATUS_LIMIT) {
-		name = m->other_name;
+		fk.name = m->other_name;
 		other = true;
+		st = STATUS_OK;
 	} else if (st == STATUS_OK) {
-		st = add_stack(m, s, &k, h32, name);
+		fk.hash = fold_hash(h32, fk.parked, fk.name);
+		if (m->idx_cap)
+			model_prefetch(&m->idx[fk.hash & (m->idx_cap - 1)]);
+		st = find_stack(m, &k, h32, &fk.stack);
 		if (st == STATUS_LIMIT) {
-			rollback_stacks(m, s0);
-			intern_rollback(&m->frames, f0);
+			rollback_stacks(m, s1);
+			intern_rollback(&m->frames, f1);
+			fk.stack = m->other_stack;
 			other = true;
+			st = STATUS_OK;
 		}
 	}
-	if (other)
-		st = fold_add(m, m->other_stack, name,
-		              fold_hash(m->other_hash, name), s);
-	if (st != STATUS_OK) {
-		rollback_stacks(m, s0);
-		intern_rollback(&m->frames, f0);
-		intern_rollback(&m->names, n0);
-		return st;
+	if (st == STATUS_OK) {
+		if (fk.stack == m->other_stack)
+			fk.hash = fold_hash(m->other_hash, fk.parked, fk.name);
+		st = fold_add(m, &fk, s);
 	}
+	if (st != STATUS_OK)
+		goto undo;
 	m->cur.samples++;
 	m->cur.other += other;
-	m->cur.truncated += s->depth > m->lim.max_depth;
+	m->cur.truncated += (s->depth > m->lim.max_depth) +
+	                    (s->parked_depth > m->lim.max_depth);
 	m->cur.clipped += clipped;
 	return other ? STATUS_LIMIT : STATUS_OK;
+undo:
+	rollback_stacks(m, s0);
+	intern_rollback(&m->frames, f0);
+	intern_rollback(&m->names, n0);
+	return st;
 }
 
 static enum status sink_sample(void *ctx, const struct sample *s)
@@ -656,33 +614,102 @@ struct sample_sink model_sink(struct model *m)
 	return k;
 }
 
+/* ---- commit --------------------------------------------------------------*/
+
+static size_t bytes_used(const struct model *m)
+{
+	size_t b = ring_bytes(&m->ring);
+
+	b = size_add_sat(b, intern_bytes(&m->frames));
+	b = size_add_sat(b, intern_bytes(&m->names));
+	return size_add_sat(b, intern_bytes(&m->stacks));
+}
+
+static void evict(struct model *m)
+{
+	while (m->ring.count > 1 && (m->ring.count > m->lim.max_windows ||
+	                             bytes_used(m) > m->lim.mem_budget)) {
+		struct window_priv *w = ring_pop(&m->ring);
+		unref_window(m, &w->pub);
+		m->evicted++;
+		mem_free(w);
+	}
+}
+
+enum status model_commit(struct model *m, const struct window_meta *meta,
+                         const struct window **out)
+{
+	struct commit_in in;
+	struct window_priv *w;
+
+	if (out)
+		*out = NULL;
+	if (!m || !m->open)
+		return STATUS_INVAL;
+	in = (struct commit_in){
+		.ent = m->ent,
+		.nent = m->nent,
+		.xs = m->xs,
+		.nxs = m->nxs,
+		.stacks = &m->stacks,
+		.names = &m->names,
+		.prev =
+		    m->ring.count ? ring_at(&m->ring, m->ring.count - 1) : NULL,
+		.max_name = m->lim.max_name,
+		.any_parked = m->any_parked,
+		.not_parked = m->not_parked,
+		.stats = m->cur,
+	};
+	if (ring_reserve(&m->ring) || commit_build(&in, meta, &w))
+		return STATUS_NOMEM;
+	w->pub.seq = ++m->committed;
+	ring_push(&m->ring, w);
+	/* A table grown for a burst is given back; a steady one is reused. */
+	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
+		mem_free(m->ent);
+		mem_free(m->idx);
+		mem_free(m->xs);
+		m->ent = NULL;
+		m->idx = NULL;
+		m->xs = NULL;
+		m->ent_cap = m->idx_cap = m->xs_cap = 0;
+	}
+	m->nent = 0;
+	m->open = false;
+	evict(m);
+	if (out)
+		*out = &w->pub;
+	return w->pub.empty ? STATUS_EMPTY_WINDOW : STATUS_OK;
+}
+
 /* ---- reading ------------------------------------------------------------*/
 
 size_t model_window_count(const struct model *m)
 {
-	return m ? m->count : 0;
+	return m ? m->ring.count : 0;
 }
 
 const struct window *model_window(const struct model *m, size_t i)
 {
-	return m && i < m->count ? &model_ring_at(m, i)->pub : NULL;
+	return m && i < m->ring.count ? &ring_at(&m->ring, i)->pub : NULL;
 }
 
 const struct window *model_latest(const struct model *m)
 {
-	return m && m->count ? &model_ring_at(m, m->count - 1)->pub : NULL;
+	return m && m->ring.count ? &ring_at(&m->ring, m->ring.count - 1)->pub
+	                          : NULL;
 }
 
 const struct window *model_window_seq(const struct model *m, uint64_t seq)
 {
 	uint64_t first;
 
-	if (!m || m->count == 0)
+	if (!m || m->ring.count == 0)
 		return NULL;
-	first = model_ring_at(m, 0)->pub.seq;
-	if (seq < first || seq - first >= m->count)
+	first = ring_at(&m->ring, 0)->pub.seq;
+	if (seq < first || seq - first >= m->ring.count)
 		return NULL;
-	return &model_ring_at(m, (size_t)(seq - first))->pub;
+	return &ring_at(&m->ring, (size_t)(seq - first))->pub;
 }
 
 struct strview model_frame(const struct model *m, uint32_t frame)
@@ -701,8 +728,8 @@ const uint32_t *model_stack(const struct model *m, uint32_t stack,
 	const struct intern_slot *s = intern_slot(&m->stacks, stack);
 
 	if (depth)
-		*depth = s ? rd32(s->str) : 0;
-	return s ? key_ids(s->str) : NULL;
+		*depth = s ? stackkey_rd32(s->str) : 0;
+	return s ? stackkey_ids(s->str) : NULL;
 }
 
 size_t window_find_row(const struct window *w, uint32_t stack)
@@ -710,17 +737,21 @@ size_t window_find_row(const struct window *w, uint32_t stack)
 	const struct window_priv *wp = (const struct window_priv *)w;
 	size_t lo = 0, hi = w->nrows;
 
-	while (lo < hi) {
+	while (lo < hi) { /* the first of its rows, by (stack, name) id */
 		size_t mid = lo + (hi - lo) / 2;
-		uint32_t at = w->rows[wp->byid[mid]].stack;
-		if (at == stack)
-			return wp->byid[mid];
-		if (at < stack)
+		if (w->rows[wp->byid[mid]].stack < stack)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	if (lo < w->nrows && w->rows[wp->byid[lo]].stack == stack)
+		return wp->byid[lo];
 	return SIZE_MAX;
+}
+
+uint32_t model_not_parked(const struct model *m)
+{
+	return m->not_parked;
 }
 
 int model_stack_cmp(const struct model *m, uint32_t a, uint32_t b)
@@ -733,7 +764,7 @@ int model_stack_cmp(const struct model *m, uint32_t a, uint32_t b)
 	sb = intern_slot(&m->stacks, b);
 	if (!sa || !sb) /* a reclaimed id reads as the empty stack */
 		return (sa != NULL) - (sb != NULL);
-	return model_key_cmp(sa->str, sb->str);
+	return stackkey_cmp(sa->str, sb->str);
 }
 
 void model_stats(const struct model *m, struct model_stats *st)
@@ -741,13 +772,14 @@ void model_stats(const struct model *m, struct model_stats *st)
 	memset(st, 0, sizeof(*st));
 	st->windows_committed = m->committed;
 	st->windows_evicted = m->evicted;
-	st->windows_kept = m->count;
-	/* The pinned [other] frame, stack and name are not counted. */
-	st->frames_live = m->frames.live - 1;
-	st->stacks_live = m->stacks.live - 1;
+	st->windows_kept = m->ring.count;
+	/* The pinned [other] frame, stack and name are not counted, */
+	/* nor the pinned [not parked] frame and stack */
+	st->frames_live = m->frames.live - PINNED;
+	st->stacks_live = m->stacks.live - PINNED;
 	st->names_live = m->names.live - 1;
 	st->frames_reclaimed = m->frames.reclaimed;
 	st->stacks_reclaimed = m->stacks.reclaimed;
 	st->names_reclaimed = m->names.reclaimed;
-	st->bytes = model_bytes_used(m);
+	st->bytes = bytes_used(m);
 }

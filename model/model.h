@@ -1,5 +1,6 @@
 /* The model: interned frames, stacks and task names, windows folded per
- * spawn stack and per task name, and the ring of kept windows.
+ * (spawn stack, parked-at stack, task name), any grouping derived from a
+ * kept window, and the ring of kept windows.
  *
  * Owned and touched by the main thread only (decisions §1).  Numbers and ids
  * only: no formatting, no UI settings.  Ids are uint32, assigned in order of
@@ -32,22 +33,40 @@ struct model_limits {
 
 void model_limits_default(struct model_limits *lim);
 
-/* One (spawn stack, task name) pair of a window: its own five values and
- * how many tasks were folded into it. */
+/* One (spawn stack, parked-at stack, task name) of a window: its own five
+ * values, how many tasks were folded into it, and its optional figures
+ * (window_extras).  parked is a stack id like stack; a task whose
+ * parked-at stack was not known has the reserved one-frame stack
+ * "[not parked]" (model_not_parked).  64 bytes: one cache line. */
 struct fold_entry {
 	uint32_t stack;
 	uint32_t name;
 	uint64_t tasks;
 	struct metrics m;
+	uint32_t parked;
+	uint32_t xi; /* 0: no figure known; else w->extras[xi - 1] */
 };
 
-/* One spawn stack of a window: the sums over its entries. */
+/* How a window's entries make rows: by spawn stack (the default: zero
+ * initialised) or by parked-at stack, and either one split by task name. */
+enum group_key { GROUP_SPAWN, GROUP_PARKED };
+
+struct grouping {
+	enum group_key key;
+	bool by_name;
+};
+
+/* One row of a window: its stack (the spawn stack, or the parked-at stack
+ * when grouped so), its name when split by name (0 otherwise), and the
+ * sums over its entries. */
 struct fold_row {
 	uint32_t stack;
 	uint32_t first; /* its entries: entries[first .. first + count) */
 	uint32_t count;
 	uint64_t tasks;
 	struct metrics m;
+	uint32_t name;
+	struct extras x;
 };
 
 /* What the model did to a window's samples to keep within its bounds. */
@@ -55,7 +74,7 @@ struct window_stats {
 	uint64_t samples;   /* samples accepted (model_add calls that kept) */
 	uint64_t zero;      /* all-zero samples dropped */
 	uint64_t other;     /* samples folded into [other] (caps reached) */
-	uint64_t truncated; /* stacks cut at the depth cap */
+	uint64_t truncated; /* stacks (spawn or parked-at) cut at the cap */
 	uint64_t clipped;   /* frames or names cut at max_name */
 };
 
@@ -69,14 +88,31 @@ struct window {
 	struct metrics total; /* sums over all rows */
 	uint64_t tasks;
 	/* Rows in canonical order: stack text ascending (root first, frame by
-	 * frame, byte-wise, a prefix first).  Entries grouped by row in row
-	 * order; within a row, task name ascending byte-wise. */
+	 * frame, byte-wise, a prefix first), then, when split by name, name
+	 * ascending byte-wise.  Entries grouped by row in row order; within a
+	 * row, task name ascending byte-wise, then the other stack's text
+	 * (the parked-at stack when grouped by spawn stack, and the reverse).
+	 */
 	size_t nrows;
 	const struct fold_row *rows;
 	size_t nentries;
 	const struct fold_entry *entries;
-	size_t bytes; /* memory accounted to this window */
+	size_t bytes;          /* memory accounted to this window */
+	struct grouping group; /* kept windows: by spawn stack, unsplit */
+	/* The figures of the entries that know any, folded by each figure's
+	 * rule (model/extras.h); read them with window_extras. */
+	const struct extras *extras;
+	size_t nextras;
 };
+
+/* The optional figures of entry e of w (none known: all unknown). */
+static inline const struct extras *window_extras(const struct window *w,
+                                                 const struct fold_entry *e)
+{
+	static const struct extras none = { .known = 0 };
+
+	return e->xi ? &w->extras[e->xi - 1] : &none;
+}
 
 /* Counters over the model's life. */
 struct model_stats {
@@ -136,8 +172,33 @@ struct strview model_name(const struct model *m, uint32_t name);
 const uint32_t *model_stack(const struct model *m, uint32_t stack,
                             size_t *depth);
 
-/* Index in w->rows of the row of stack id, or SIZE_MAX. */
+/* Index in w->rows of the row of stack id, or SIZE_MAX.  Split by name, a
+ * stack has a row per name: the one of the lowest name id. */
 size_t window_find_row(const struct window *w, uint32_t stack);
+
+/* The stack of e that is not its row's: its parked-at stack in a window
+ * grouped by spawn stack, its spawn stack in one grouped by parked-at. */
+static inline uint32_t window_other_stack(const struct window *w,
+                                          const struct fold_entry *e)
+{
+	return w->group.key == GROUP_PARKED ? e->stack : e->parked;
+}
+
+/* The reserved stack "[not parked]" of the entries whose parked-at stack
+ * was not known (pinned: the same id for the model's life). */
+uint32_t model_not_parked(const struct model *m);
+
+/* The kept window w grouped as g, derived from its entries without asking
+ * the source again: a window of its own (same seq, meta, stats, totals;
+ * the same entries reordered, with their rows), valid while w is kept and
+ * freed with model_group_free.  The default grouping gives w itself.
+ * STATUS_NOMEM, STATUS_INVAL (an unknown grouping, or w not a kept
+ * window of m). */
+enum status model_group(const struct model *m, const struct window *w,
+                        struct grouping g,
+                        const struct window **out) MUST_CHECK;
+/* Frees what model_group made; w itself, or NULL, is left alone. */
+void model_group_free(const struct window *w);
 
 /* Byte-wise comparison of two stacks' texts, root first, frame by frame
  * (a prefix first): the canonical order of rows. */

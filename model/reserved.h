@@ -13,7 +13,8 @@
 	X(OTHER, "[other]")                      /* past a stack/frame cap */ \
 	X(UNKNOWN_FRAME, "[unknown]")            /* an empty frame */         \
 	X(SPAWN_UNKNOWN, "[spawn site unknown]") /* adapters: no site */      \
-	X(UNNAMED, "<unnamed>")                  /* an empty task name */
+	X(UNNAMED, "<unnamed>")                  /* an empty task name */     \
+	X(NOT_PARKED, "[not parked]")            /* no parked-at stack */
 
 enum reserved {
 #define RESERVED_ENUM(id, text) RESERVED_##id,

@@ -50,6 +50,22 @@ enum status tm_add_m(struct model *m, const char *stack, const char *task,
 	return model_add(m, &s);
 }
 
+enum status tm_add_p(struct model *m, const char *stack, const char *parked,
+                     const char *task, uint64_t v, const struct extras *x)
+{
+	struct strview fr[MAXF], pk[MAXF];
+	struct sample s = { .frames = fr,
+		            .depth = split(stack, fr),
+		            .task = sv_c(task),
+		            .m = tm_vals(v),
+		            .tasks = 1,
+		            .parked = pk,
+		            .parked_depth = parked ? split(parked, pk) : 0,
+		            .x = x ? *x : (struct extras){ .known = 0 } };
+
+	return model_add(m, &s);
+}
+
 enum status tm_add(struct model *m, const char *stack, const char *task,
                    uint64_t v)
 {

@@ -14,6 +14,10 @@ struct metrics tm_vals(uint64_t v);
  * 64), task, values and task count; returns model_add's status. */
 enum status tm_add_m(struct model *m, const char *stack, const char *task,
                      struct metrics v, uint64_t tasks);
+/* tm_add with a parked-at stack "root;...;leaf" (NULL: not given) and
+ * optional figures x (NULL: none known). */
+enum status tm_add_p(struct model *m, const char *stack, const char *parked,
+                     const char *task, uint64_t v, const struct extras *x);
 /* tm_add_m with tm_vals(v) and one task. */
 enum status tm_add(struct model *m, const char *stack, const char *task,
                    uint64_t v);

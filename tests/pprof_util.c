@@ -155,3 +155,67 @@ const char pt_small_log[] =
     "main;serve;handle | worker-1 | 1 | 100 0 0 1 0\n"
     "main;serve;handle | worker-2 | 2 | 500 20 5 3 2\n"
     "meta 1700000000123456789 5000000000 [asynctop test] [second]\n";
+
+/* One sample of pt_parked_model. */
+static void add_parked(struct model *m, const char *const *spawn, size_t ns,
+                       const char *const *parked, size_t np, const char *task,
+                       const struct metrics *v, const struct extras *x)
+{
+	struct strview f[4], pk[4];
+	struct sample s;
+
+	for (size_t i = 0; i < ns; i++)
+		f[i] = sv_c(spawn[i]);
+	for (size_t i = 0; i < np; i++)
+		pk[i] = sv_c(parked[i]);
+	s = (struct sample){ .frames = f,
+		             .depth = ns,
+		             .task = sv_c(task),
+		             .m = *v,
+		             .tasks = 1,
+		             .parked = pk,
+		             .parked_depth = np,
+		             .x = *x };
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+}
+
+struct model *pt_parked_model(const struct window **w)
+{
+	static const char *const comment[] = { "parked" };
+	static const char *const serve[] = { "app:main", "app:serve" };
+	static const char *const main_only[] = { "app:main" };
+	static const char *const lock1[] = { "app:handle",
+		                             "asyncio:Lock.acquire" };
+	static const char *const lock2[] = { "lib:other",
+		                             "asyncio:Lock.acquire" };
+	static const char *const sleep[] = { "asyncio:sleep" };
+	struct metrics v = { { 0 } };
+	struct extras x = { .known = (1u << EXTRA_SELF_WAKES) |
+		                     (1u << EXTRA_MAX_POLL) };
+	struct window_meta meta;
+	struct model *m;
+
+	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	v.v[METRIC_IDLE] = 100;
+	x.v[EXTRA_SELF_WAKES] = 2;
+	x.v[EXTRA_MAX_POLL] = 500;
+	add_parked(m, serve, 2, lock1, 2, "w1", &v, &x);
+	v.v[METRIC_IDLE] = 50;
+	x = (struct extras){ .known = 1u << EXTRA_MAX_POLL };
+	x.v[EXTRA_MAX_POLL] = 900;
+	add_parked(m, serve, 2, lock2, 2, "w1", &v, &x);
+	v.v[METRIC_IDLE] = 0;
+	v.v[METRIC_BUSY] = 7;
+	x = (struct extras){ .known = 0 };
+	add_parked(m, serve, 2, NULL, 0, "w2", &v, &x);
+	v.v[METRIC_BUSY] = 0;
+	v.v[METRIC_IDLE] = 30;
+	x = (struct extras){ .known = (1u << EXTRA_NO_WAKER) |
+		                      (1u << EXTRA_WAKERS) };
+	x.v[EXTRA_WAKERS] = 1;
+	add_parked(m, main_only, 1, sleep, 1, "bg", &v, &x);
+	pt_set_meta(&meta, comment, 1);
+	ck_assert_int_eq(model_commit(m, &meta, w), STATUS_OK);
+	return m;
+}

@@ -39,6 +39,11 @@ void pt_add_in(struct model *m, const struct pt_sample *in);
  * perm (NULL: as given), with pt_small_comments; the caller frees it. */
 struct model *pt_make_model(const struct pt_sample *in, size_t n,
                             const size_t *perm, const struct window **w);
+/* A new model holding one window (*w) whose tasks have parked-at stacks
+ * and optional figures: two share a spawn stack, a name and the leaf of
+ * their parked-at stacks (one output sample), one is not parked; meta as
+ * pt_set_meta with one comment.  The caller frees it. */
+struct model *pt_parked_model(const struct window **w);
 /* Encodes w into b (initialised here); fails the test unless it succeeds
  * with some bytes. */
 void pt_encode_ok(const struct model *m, const struct window *w,

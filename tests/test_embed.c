@@ -97,14 +97,17 @@ START_TEST(embed_example_end_to_end)
 	              "%s", buf_cstr(&ad));
 	buf_fini(&ad);
 
-	for (int k = 1; k <= 2; k++) {
+	/* "v1": the same example built against the frozen ABI 1 header */
+	for (int k = 1; k <= 4; k++) {
+		const char *pre = k <= 2 ? "out" : "v1";
 		struct got g;
 		struct sample_sink sink = { got_sample, got_meta, &g };
 
 		memset(&g, 0, sizeof(g));
 		buf_init(&g.text);
 		buf_init(&g.comments);
-		snprintf(p, sizeof(p), "%s/out-%04d.pb.gz", work, k);
+		snprintf(p, sizeof(p), "%s/%s-%04d.pb.gz", work, pre,
+		         (k - 1) % 2 + 1);
 		ck_assert_msg(pprof_load(p, NULL, &sink, err, sizeof(err)) ==
 		                  STATUS_OK,
 		              "%s: %s", p, err);

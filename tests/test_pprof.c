@@ -406,9 +406,12 @@ static enum status replay_meta(void *ctx, const struct window_meta *meta)
 	return r->commit == STATUS_EMPTY_WINDOW ? STATUS_OK : r->commit;
 }
 
-static void round_trip(const struct buf *first)
+/* Decodes first into a new model, groups its window by g, encodes that
+ * and asserts the same bytes come out. */
+static void round_trip_g(const struct buf *first, struct grouping g)
 {
 	struct replay r;
+	const struct window *gw;
 	struct sample_sink k = { replay_sample, replay_meta, &r };
 	char err[256];
 	struct buf second;
@@ -420,11 +423,18 @@ static void round_trip(const struct buf *first)
 	    pprof_decode(first->data, first->len, NULL, &k, err, sizeof(err)),
 	    STATUS_OK);
 	ck_assert_int_eq(r.commit, STATUS_OK);
-	pt_encode_ok(r.m, r.w, NULL, &second);
+	ck_assert_int_eq(model_group(r.m, r.w, g, &gw), STATUS_OK);
+	pt_encode_ok(r.m, gw, NULL, &second);
 	ck_assert_uint_eq(second.len, first->len);
 	ck_assert_mem_eq(second.data, first->data, first->len);
 	buf_fini(&second);
+	model_group_free(gw);
 	model_free(r.m);
+}
+
+static void round_trip(const struct buf *first)
+{
+	round_trip_g(first, (struct grouping){ .key = GROUP_SPAWN });
 }
 
 START_TEST(round_trip_identical)
@@ -442,6 +452,48 @@ START_TEST(round_trip_identical)
 	pt_encode_ok(m, w, NULL, &b);
 	round_trip(&b);
 	buf_fini(&b);
+	model_free(m);
+}
+END_TEST
+
+/* The other stack's leaf and the figures travel as labels (docs/formats.md)
+ * and come back from replay: replay-then-save gives the same bytes under
+ * every grouping. */
+START_TEST(labels_round_trip)
+{
+	static const struct grouping gs[] = {
+		{ .key = GROUP_SPAWN },
+		{ .key = GROUP_PARKED },
+		{ .key = GROUP_SPAWN, .by_name = true },
+		{ .key = GROUP_PARKED, .by_name = true },
+	};
+	const struct window *w, *g;
+	struct model *m = pt_parked_model(&w);
+	Perftools__Profiles__Profile *p;
+	struct buf b;
+
+	for (size_t i = 0; i < ARRAY_SIZE(gs); i++) {
+		ck_assert_int_eq(model_group(m, w, gs[i], &g), STATUS_OK);
+		pt_encode_ok(m, g, NULL, &b);
+		{
+			/* split by name or not, the file is the same */
+			struct grouping back = gs[i];
+			back.by_name = false;
+			round_trip_g(&b, back);
+		}
+		if (i == 0) {
+			/* w1's two tasks: one sample (same leaf), figures
+			 * folded: self_wakes known from one, max_poll the
+			 * largest; w2 not parked: no leaf, no figure */
+			p = pt_unpack(&b);
+			ck_assert_uint_eq(p->n_sample, 3);
+			ck_assert_uint_eq(p->sample[1]->n_label, 5);
+			ck_assert_uint_eq(p->sample[2]->n_label, 2);
+			perftools__profiles__profile__free_unpacked(p, NULL);
+		}
+		buf_fini(&b);
+		model_group_free(g);
+	}
 	model_free(m);
 }
 END_TEST
@@ -566,6 +618,20 @@ START_TEST(torture_encoder)
 	t.o = NULL;
 	(void)tu_torture(torture_encode, &t);
 	model_free(m);
+	/* the labels of parked-at stacks and figures, both groupings */
+	m = pt_parked_model(&t.w);
+	t.m = m;
+	ck_assert_uint_gt(tu_torture(torture_encode, &t), 10);
+	{
+		const struct window *kept = t.w;
+		ck_assert_int_eq(
+		    model_group(m, kept,
+		                (struct grouping){ .key = GROUP_PARKED }, &t.w),
+		    STATUS_OK);
+		ck_assert_uint_gt(tu_torture(torture_encode, &t), 10);
+		model_group_free(t.w);
+	}
+	model_free(m);
 }
 END_TEST
 
@@ -582,6 +648,7 @@ Suite *suite_pprof(void)
 	tcase_add_test(tc, encode_empty_and_zero);
 	tcase_add_test(tc, encode_omit_task);
 	tcase_add_test(tc, round_trip_identical);
+	tcase_add_test(tc, labels_round_trip);
 	tcase_add_test(tc, encode_batches_are_canonical);
 	tcase_add_test(tc, encode_resorts_after_sanitising);
 	suite_add_tcase(s, tc);

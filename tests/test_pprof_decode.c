@@ -55,6 +55,9 @@ enum {
 	S_W1,
 	S_HELLO,
 	S_CPU,
+	S_PARKED_AT,
+	S_SPAWNED_AT,
+	S_MAX_POLL,
 	S_N
 };
 
@@ -63,10 +66,11 @@ enum {
 static void pb_good(struct pb *b, bool seed)
 {
 	static const char *const s[S_N] = {
-		"",      "polls",       "count",     "wakes",
-		"busy",  "nanoseconds", "scheduled", "idle",
-		"task",  "tasks",       "asynctop",  "main",
-		"serve", "w1",          "hello",     "cpu",
+		"",          "polls",       "count",     "wakes",
+		"busy",      "nanoseconds", "scheduled", "idle",
+		"task",      "tasks",       "asynctop",  "main",
+		"serve",     "w1",          "hello",     "cpu",
+		"parked_at", "spawned_at",  "max_poll",
 	};
 	static const int ours[5][2] = {
 		{ S_POLLS, S_COUNT }, { S_WAKES, S_COUNT }, { S_BUSY, S_NANOS },
@@ -279,6 +283,18 @@ START_TEST(decode_rejects_invariants)
 	      b.smp[0].n_label = 3),
 	     STATUS_MALFORMED, "two tasks labels");
 	CASE(b.lab[0][1].num = -2, STATUS_MALFORMED, "negative tasks");
+	/* the other stack's leaf and the figures */
+	CASE((b.lab[0][1].key = S_SPAWNED_AT, b.lab[0][1].str = S_MAIN,
+	      b.lab[0][2].key = S_PARKED_AT, b.lab[0][2].str = S_MAIN,
+	      b.smp[0].n_label = 3),
+	     STATUS_MALFORMED,
+	     "sample 1 has two parked_at or spawned_at labels");
+	CASE((b.lab[0][2].key = S_MAX_POLL, b.lab[0][2].num = -1,
+	      b.smp[0].n_label = 3),
+	     STATUS_MALFORMED, "sample 1 has a negative max_poll label");
+	CASE((b.lab[0][1].key = S_MAX_POLL, b.lab[0][2].key = S_MAX_POLL,
+	      b.smp[0].n_label = 3),
+	     STATUS_MALFORMED, "sample 1 has two max_poll labels");
 	CASE(b.map.id = 0, STATUS_MALFORMED, "mapping 1 has the reserved id 0");
 	CASE(b.fn[1].id = 0, STATUS_MALFORMED, "function 2 has the reserved");
 	CASE(b.loc[0].id = 0, STATUS_MALFORMED, "location 1 has the reserved");

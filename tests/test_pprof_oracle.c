@@ -327,6 +327,88 @@ START_TEST(pprofcheck_accepts_and_folds)
 }
 END_TEST
 
+/* Grouped by spawn stack, then by parked-at stack: what -raw must show
+ * for each sample, sorted (see raw_want).  By spawn stack, w1's two tasks
+ * parked at the same leaf are one sample, their figures folded; by
+ * parked-at stack they are two. */
+static const char *const labels_want[2][4] = {
+	{ "0 0 0 0 150 | app:serve;app:main | "
+	  "parked_at:[asyncio:Lock.acquire] task:[w1] | "
+	  "max_poll:[900 nanoseconds] self_wakes:[2 count] tasks:[2 tasks]",
+	  "0 0 0 0 30 | app:main | parked_at:[asyncio:sleep] task:[bg] | "
+	  "no_waker:[0 count] tasks:[1 tasks] wakers:[1 count]",
+	  "0 0 7 0 0 | app:serve;app:main | task:[w2] | tasks:[1 tasks]" },
+	{ "0 0 0 0 100 | asyncio:Lock.acquire;app:handle | "
+	  "spawned_at:[app:serve] task:[w1] | max_poll:[500 nanoseconds] "
+	  "self_wakes:[2 count] tasks:[1 tasks]",
+	  "0 0 0 0 30 | asyncio:sleep | spawned_at:[app:main] task:[bg] | "
+	  "no_waker:[0 count] tasks:[1 tasks] wakers:[1 count]",
+	  "0 0 0 0 50 | asyncio:Lock.acquire;lib:other | "
+	  "spawned_at:[app:serve] task:[w1] | max_poll:[900 nanoseconds] "
+	  "tasks:[1 tasks]",
+	  "0 0 7 0 0 | [not parked] | spawned_at:[app:serve] task:[w2] | "
+	  "tasks:[1 tasks]" },
+};
+
+/* The leaf of the other stack and the figures, as go tool pprof reads them,
+ * and pprofcheck's verdict, under both groupings. */
+START_TEST(go_tool_pprof_labels)
+{
+	static const struct grouping gs[2] = { { .key = GROUP_SPAWN },
+		                               { .key = GROUP_PARKED } };
+	const char *tool = checker("go_tool_pprof_labels");
+	char dir[4096], path[4200], lines[8][256];
+	const struct window *w, *g;
+	struct model *m;
+
+	if (!on_path("go") || !tool) {
+		tu_skip("go_tool_pprof_labels", "go or pprofcheck missing");
+		return;
+	}
+	tu_mkdtemp(dir, sizeof(dir));
+	m = pt_parked_model(&w);
+	for (size_t k = 0; k < 2; k++) {
+		const char *got[8] = { NULL };
+		struct buf b, out, err;
+		size_t n;
+		int rc;
+		ck_assert_int_eq(model_group(m, w, gs[k], &g), STATUS_OK);
+		pt_encode_ok(m, g, NULL, &b);
+		snprintf(path, sizeof(path), "%s/g%zu.pb.gz", dir, k);
+		gzip_to_file(&b, path);
+		buf_fini(&b);
+		model_group_free(g);
+		{
+			const char *const argv[] = { "go",    "tool",
+				                     "pprof", "-symbolize=none",
+				                     "-raw",  path,
+				                     NULL };
+			buf_init(&out);
+			buf_init(&err);
+			rc = run(argv, &out, &err);
+		}
+		ck_assert_msg(rc == 0, "go tool pprof: rc %d: %s", rc,
+		              buf_cstr(&err));
+		n = parse_raw(buf_cstr(&out), lines, 8);
+		ck_assert_uint_eq(n, k ? 4 : 3);
+		for (size_t i = 0; i < n; i++)
+			got[i] = lines[i];
+		qsort(got, n, sizeof(*got), cmp_str);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_str_eq(got[i], labels_want[k][i]);
+		buf_fini(&out);
+		buf_fini(&err);
+		ck_assert_int_eq(check_file(tool, NULL, NULL, path, &out), 0);
+		ck_assert_str_eq(buf_cstr(&out),
+		                 k ? "ok: 4 samples, 5 locations\n"
+		                   : "ok: 3 samples, 2 locations\n");
+		buf_fini(&out);
+	}
+	model_free(m);
+	tu_rmtree(dir);
+}
+END_TEST
+
 /* The checker itself must catch what pprof lets through. */
 START_TEST(pprofcheck_catches_defects)
 {
@@ -399,6 +481,7 @@ Suite *suite_pprof_oracle(void)
 	tcase_add_test(tc, go_tool_pprof_raw);
 	tcase_add_test(tc, pprofcheck_accepts_and_folds);
 	tcase_add_test(tc, pprofcheck_catches_defects);
+	tcase_add_test(tc, go_tool_pprof_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -75,7 +75,15 @@ END {
 	row("commit, first window", "commit_new_ms")
 	row("fold, third window (all known)", "fold_known_ms")
 	row("commit, third (evicts the first)", "commit_known_ms")
+	row("fold, first, with parked-at stacks", "fold_new_parked_ms")
+	row("commit, first, with parked-at", "commit_new_parked_ms")
+	row("fold, third, with parked-at", "fold_known_parked_ms")
+	row("commit, third, with parked-at", "commit_known_parked_ms")
+	row("group by parked-at (third window)", "group_parked_ms")
 	printf "RATIOS (model / baseline): fold %.2f, commit %.2f (third window); fold %.2f, commit %.2f (first)\n",
 		v["fold_known_ms"] / v["base_ms"], v["commit_known_ms"] / v["base_ms"],
 		v["fold_new_ms"] / v["base_ms"], v["commit_new_ms"] / v["base_ms"]
+	printf "RATIOS (with parked-at stacks and 2 figures / without): fold %.2f, commit %.2f (third window); fold %.2f, commit %.2f (first)\n",
+		v["fold_known_parked_ms"] / v["fold_known_ms"], v["commit_known_parked_ms"] / v["commit_known_ms"],
+		v["fold_new_parked_ms"] / v["fold_new_ms"], v["commit_new_parked_ms"] / v["commit_new_ms"]
 }'

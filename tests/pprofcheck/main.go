@@ -28,6 +28,15 @@ var layout = []struct{ typ, unit string }{
 	{"idle", "nanoseconds"},
 }
 
+// The optional figures' numeric labels and their units (model/sample.h).
+var figures = map[string]string{
+	"self_wakes":       "count",
+	"max_poll":         "nanoseconds",
+	"wakers":           "count",
+	"poll_in_progress": "nanoseconds",
+	"no_waker":         "count",
+}
+
 type checker struct {
 	defects []string
 }
@@ -182,6 +191,24 @@ func (c *checker) samples(p *profile.Profile, notask bool) {
 			c.fail("sample %d has only zero values", i)
 		}
 		task := s.Label["task"]
+		// the other stack's leaf: at most one of the two, never with -notask
+		leaves := 0
+		for _, k := range []string{"parked_at", "spawned_at"} {
+			l, ok := s.Label[k]
+			if !ok {
+				continue
+			}
+			leaves++
+			if len(l) != 1 || l[0] == "" {
+				c.fail("sample %d has %s labels %q, want one non-empty", i, k, l)
+			} else {
+				c.utf8(fmt.Sprintf("sample %d %s", i, k), l[0])
+				key += "|" + k + "=" + l[0]
+			}
+		}
+		if leaves > 1 {
+			c.fail("sample %d has both parked_at and spawned_at", i)
+		}
 		if notask {
 			if len(s.Label) != 0 {
 				c.fail("sample %d has string labels %v, want none", i, s.Label)
@@ -193,8 +220,8 @@ func (c *checker) samples(p *profile.Profile, notask bool) {
 				c.utf8(fmt.Sprintf("sample %d task", i), task[0])
 				key += "|" + task[0]
 			}
-			if len(s.Label) != 1 {
-				c.fail("sample %d has string labels %v, want task only", i, s.Label)
+			if len(s.Label) != 1+leaves {
+				c.fail("sample %d has string labels %v, want task and at most one leaf", i, s.Label)
 			}
 		}
 		n := s.NumLabel["tasks"]
@@ -204,8 +231,21 @@ func (c *checker) samples(p *profile.Profile, notask bool) {
 		if u := s.NumUnit["tasks"]; len(u) != 1 || u[0] != "tasks" {
 			c.fail("sample %d has tasks units %v, want [tasks]", i, u)
 		}
-		if len(s.NumLabel) != 1 {
-			c.fail("sample %d has numeric labels %v, want tasks only", i, s.NumLabel)
+		for k, v := range s.NumLabel {
+			if k == "tasks" {
+				continue
+			}
+			unit, known := figures[k]
+			if !known {
+				c.fail("sample %d has an unknown numeric label %q", i, k)
+				continue
+			}
+			if len(v) != 1 || v[0] < 0 {
+				c.fail("sample %d has %s labels %v, want one >= 0", i, k, v)
+			}
+			if u := s.NumUnit[k]; len(u) != 1 || u[0] != unit {
+				c.fail("sample %d has %s units %v, want [%s]", i, k, u, unit)
+			}
 		}
 		if o, dup := seen[key]; dup {
 			c.fail("samples %d and %d have the same stack and task", o, i)
