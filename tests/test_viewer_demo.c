@@ -319,30 +319,10 @@ static void drain(struct tmux_events *e)
 
 /* ---- screens ---------------------------------------------------------- */
 
-typedef bool (*screen_ok)(const struct buf *screen, const void *ctx);
-
-/* Captures the pane until ok says yes (true) or ms pass (false; screen
- * holds the last capture).  Events are read meanwhile. */
-static bool screen_until(struct tmux *t, struct tmux_events *e,
-                         struct buf *screen, screen_ok ok, const void *ctx,
-                         int ms)
-{
-	uint64_t until = tmux_now_ms() + (uint64_t)ms;
-
-	for (;;) {
-		tmux_capture(t, screen);
-		if (ok(screen, ctx))
-			return true;
-		if (tmux_now_ms() >= until)
-			return false;
-		tmux_events_pump(e, 25);
-	}
-}
-
-#define EXPECT_SCREEN(t, e, screen, ok, ctx, what)                            \
-	ck_assert_msg(screen_until((t), (e), (screen), (ok), (ctx), DEMO_MS), \
-	              "the screen never showed %s:\n%s", (what),              \
-	              buf_cstr(screen))
+#define EXPECT_SCREEN(t, e, screen, ok, ctx, what)                       \
+	ck_assert_msg(                                                   \
+	    tmux_screen_until((t), (e), (screen), (ok), (ctx), DEMO_MS), \
+	    "the screen never showed %s:\n%s", (what), buf_cstr(screen))
 
 /* The header's "window A/B" and mode; false when it shows another. */
 static bool header(const struct buf *screen, unsigned long *a, unsigned long *b,

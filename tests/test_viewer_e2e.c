@@ -449,6 +449,12 @@ static enum status count_meta(void *ctx, const struct window_meta *m)
 	return STATUS_OK;
 }
 
+/* A screen_ok: the screen holds the text ctx. */
+static bool shows(const struct buf *screen, const void *ctx)
+{
+	return screen->data && strstr(screen->data, ctx);
+}
+
 START_TEST(e2e_tmux_replay_weighting_history_save)
 {
 	static const struct prow w1[] = { { "idler", 900, 1, 1 },
@@ -544,8 +550,10 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 	ck_assert_str_eq(buf_cstr(&col), "app:main;spinner 700\n"
 	                                 "app:main;idler 2\n");
 	buf_fini(&col);
-	tmux_capture(&t, &screen);
-	ck_assert_ptr_nonnull(strstr(screen.data, "saved "));
+	/* the status line shows it once tmux has read the next frame */
+	ck_assert_msg(
+	    tmux_screen_until(&t, &ev, &screen, shows, "saved ", WAIT_MS), "%s",
+	    screen.data);
 	tmux_keys(&t, "q");
 	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
 	tmux_end(&t);

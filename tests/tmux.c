@@ -353,3 +353,19 @@ void tmux_assert_restored(const struct tmux_pty *p, const char *out)
 	ck_assert_msg(strstr(out, "\033[?1049l") != NULL,
 	              "the alternate screen was not left");
 }
+
+bool tmux_screen_until(struct tmux *t, struct tmux_events *e,
+                       struct buf *screen, screen_ok ok, const void *ctx,
+                       int ms)
+{
+	uint64_t until = tmux_now_ms() + (uint64_t)ms;
+
+	for (;;) {
+		tmux_capture(t, screen);
+		if (ok(screen, ctx))
+			return true;
+		if (tmux_now_ms() >= until)
+			return false;
+		tmux_events_pump(e, 25);
+	}
+}

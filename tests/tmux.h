@@ -93,6 +93,16 @@ void tmux_capture(struct tmux *t, struct buf *out);
 /* Kills the server and whatever runs in it; removes its socket. */
 void tmux_end(struct tmux *t);
 
+/* Whether a captured screen is the one awaited (ctx: the caller's). */
+typedef bool (*screen_ok)(const struct buf *screen, const void *ctx);
+
+/* Captures the pane until ok says yes (true) or ms pass (false; screen
+ * holds the last capture), reading e's events meanwhile: what a terminal
+ * shows lags the viewer's "drawn" event by tmux's own reading of the pty. */
+bool tmux_screen_until(struct tmux *t, struct tmux_events *e,
+                       struct buf *screen, screen_ok ok, const void *ctx,
+                       int ms);
+
 /* ---- captured screens of the viewer ------------------------------------ */
 
 /* Copies row n (0 first) of a captured screen into dst, without its
