@@ -66,7 +66,7 @@ TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
 LIBMODEL  := $(O)/libmodel.a
 LIBENCODE := $(O)/libencode.a
-# The public library: everything but main(), and no gRPC (decisions §6).
+# The public library: everything but main(), and no gRPC (docs/design.md §7).
 LIBASYNCTOP := $(O)/libasynctop.a
 BIN       := $(O)/asynctop
 LIB_PKGS  := zlib libprotobuf-c ncursesw

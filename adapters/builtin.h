@@ -1,5 +1,5 @@
 /* The stock adapters of the asynctop binary: asyncio and replay; tokio when
- * it arrives.  No `custom` adapter (decisions §6). */
+ * it arrives.  No `custom` adapter (docs/design.md §7). */
 #ifndef ASYNCTOP_ADAPTERS_BUILTIN_H
 #define ASYNCTOP_ADAPTERS_BUILTIN_H
 

@@ -14,7 +14,7 @@
 #include "model/sample.h"
 #include "model/status.h"
 
-/* The sample types in the order they are written (pprof.md §3): polls,
+/* The sample types in the order they are written (docs/formats.md): polls,
  * wakes, busy, scheduled, idle.  Idle is last so that readers which ignore
  * default_sample_type still show it. */
 #define PPROF_NTYPES 5

@@ -1,4 +1,4 @@
-/* The pprof encoder's samples (decisions §3): one per (stack text, task
+/* The pprof encoder's samples (docs/design.md §3): one per (stack text, task
  * name), in that order; entries that sanitising made read the same are
  * merged, all-zero ones left out. */
 #include "encode/pprof_int.h"

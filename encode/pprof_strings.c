@@ -1,4 +1,4 @@
-/* The pprof encoder's strings (pprof.md §2, decisions §3): sanitised to
+/* The pprof encoder's strings (docs/design.md §3): sanitised to
  * valid UTF-8, re-interned by content so that what reads the same is one
  * string, then numbered by first use. */
 #include "encode/pprof_int.h"

@@ -1,9 +1,9 @@
 /* The model: interned frames, stacks and task names, windows folded per
  * spawn stack and per task name, and the ring of kept windows.
  *
- * Owned and touched by the main thread only (decisions §1).  Numbers and ids
- * only: no formatting, no UI settings.  Ids are uint32, assigned in order of
- * arrival, never reused within a model's life (selections hold them). */
+ * Owned and touched by the main thread only (docs/design.md §1).  Numbers and
+ * ids only: no formatting, no UI settings.  Ids are uint32, assigned in order
+ * of arrival, never reused within a model's life (selections hold them). */
 #ifndef ASYNCTOP_MODEL_MODEL_H
 #define ASYNCTOP_MODEL_MODEL_H
 
@@ -20,7 +20,7 @@
 
 struct model;
 
-/* Bounds (decisions §2).  model_limits_default() fills the defaults. */
+/* Bounds (docs/design.md §2).  model_limits_default() fills the defaults. */
 struct model_limits {
 	size_t max_windows; /* windows kept (--history); default 120 */
 	size_t mem_budget;  /* bytes for windows and strings; 256 MiB */

@@ -275,7 +275,7 @@ static struct worker_msg *phase(struct child *c, struct worker *w,
 	return m;
 }
 
-/* The interpreters of decisions §8: python3 on PATH, /usr/bin/python3
+/* The interpreters of docs/design.md §10: python3 on PATH, /usr/bin/python3
  * when it is another, python3.12 and python3.13; uvloop where it imports. */
 static const struct interp {
 	const char *name;

@@ -59,7 +59,7 @@ enum {
 };
 
 /* Fills b with a valid asynctop profile whose sample types are in the
- * seed's order (idle, busy, scheduled, polls, wakes) when seed, else ours. */
+ * display order (idle, busy, scheduled, polls, wakes) when seed, else ours. */
 static void pb_good(struct pb *b, bool seed)
 {
 	static const char *const s[S_N] = {

@@ -52,7 +52,7 @@ static void remove_dirs(const char *dir, const char *tmp, const char *saves)
 	struct dirent *e;
 	char sub[1024];
 
-	/* the launcher keeps the demo's output log (decisions §8) */
+	/* the launcher keeps the demo's output log (docs/design.md §8) */
 	while (dp && (e = readdir(dp)) != NULL) {
 		if (strncmp(e->d_name, "asynctop-launch-", 16))
 			continue;

@@ -435,7 +435,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	size_t neps = o->nendpoints;
 
 	if (o->ncommand) {
-		/* asyncio is implied (decisions §8) */
+		/* asyncio is implied (docs/design.md §8) */
 		if (!adapter)
 			adapter = "asyncio";
 		if (neps)
@@ -529,7 +529,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events,
 	}
 	r->app.saver = r->saver;
 	if (r->child.log[0]) {
-		/* the header names the program's log (decisions §8) */
+		/* the header names the program's log (docs/design.md §8) */
 		size_t used = strlen(r->app.title);
 
 		snprintf(r->app.title + used, sizeof(r->app.title) - used,

@@ -1,6 +1,6 @@
 /* `asynctop -- COMMAND`: start a program with the asyncio agent injected
  * (PYTHONPATH and a chaining sitecustomize), meet it at a rendezvous file,
- * and end it when asynctop ends (decisions §8, docs/launch.md). */
+ * and end it when asynctop ends (docs/design.md §8, docs/launch.md). */
 #ifndef ASYNCTOP_TUI_LAUNCH_H
 #define ASYNCTOP_TUI_LAUNCH_H
 

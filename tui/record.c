@@ -1,6 +1,6 @@
 /* The record loop: one worker per source, one poll() over its pipe and the
  * signal self-pipe; each finished window is folded, encoded and saved
- * atomically, and the exit status follows decisions §4. */
+ * atomically, and the exit status follows docs/design.md §5. */
 #include "tui/record.h"
 
 #include <errno.h>
@@ -566,7 +566,7 @@ static int run(struct rec *r, const struct adapter_registry *reg)
 	const char *adapter = o->adapter;
 
 	if (o->ncommand) {
-		/* asyncio is implied (decisions §8) */
+		/* asyncio is implied (docs/design.md §8) */
 		if (!adapter)
 			adapter = "asyncio";
 		if (neps)

@@ -13,7 +13,7 @@
 #include "model/status.h"
 #include "tui/cli.h"
 
-/* Exit statuses of asynctop (decisions §4); the first that applies wins:
+/* Exit statuses of asynctop (docs/design.md §5); the first that applies wins:
  * a signal: 128 + its number, so 130 for SIGINT; usage, error, unreachable,
  * no data, success. */
 enum record_exit {

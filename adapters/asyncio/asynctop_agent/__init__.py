@@ -30,7 +30,7 @@ def _announce():
 
     Under `asynctop -- COMMAND` ($ASYNCTOP_RENDEZVOUS set), appends "PID SOCKETPATH\n" to the
     rendezvous file in one write: the first line is the process asynctop attaches to, later ones
-    (forks) are listed (decisions §8, docs/launch.md).  Announcing at the first task, not at
+    (forks) are listed (docs/design.md §8, docs/launch.md).  Announcing at the first task, not at
     interpreter start, means a wrapper's helper interpreter never wins.  Never raises.
     """
     if S.need_server:

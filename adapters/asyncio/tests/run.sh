@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs the agent's Python tests on every interpreter decisions §8 lists: python3 on PATH,
+# Runs the agent's Python tests on every interpreter docs/design.md §10 lists: python3 on PATH,
 # /usr/bin/python3 when it differs, and any python3.12 / python3.13 found (pyenv versions too).
 # A missing interpreter is skipped with a printed reason. uvloop and eager-task cases pick an
 # interpreter that can run them by themselves (see test_agent.interpreter).

@@ -31,7 +31,7 @@ TIMEOUT = 60.0
 
 def interpreter(check):
     """An interpreter for which `python -c check` succeeds: sys.executable first, then the ones
-    decisions §8 lists.  Returns None when there is none."""
+    docs/design.md §10 lists.  Returns None when there is none."""
     cands = [sys.executable, "/usr/bin/python3", "python3.12", "python3.13"]
     cands += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
     for c in cands:
