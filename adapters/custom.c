@@ -186,20 +186,18 @@ static enum status check(const struct adapter_registry *sofar,
                          size_t errsz)
 {
 	if (a->abi != ASYNCTOP_ABI_VERSION) {
-		snprintf(err, errsz,
-		         "embedded adapter %zu (%s) was built for asynctop "
-		         "ABI %d, but this library is ABI %d: rebuild it "
-		         "against this asynctop.h",
-		         i + 1, name_ok(a->name) ? a->name : "unnamed", a->abi,
-		         ASYNCTOP_ABI_VERSION);
+		snprintf(
+		    err, errsz,
+		    "embedded adapter %zu (%s) was built for asynctop ABI %d, but this library is ABI %d: rebuild it against this asynctop.h",
+		    i + 1, name_ok(a->name) ? a->name : "unnamed", a->abi,
+		    ASYNCTOP_ABI_VERSION);
 		return STATUS_INVAL;
 	}
 	if (!name_ok(a->name)) {
-		snprintf(err, errsz,
-		         "embedded adapter %zu has no usable name (printable "
-		         "ASCII without spaces or quotes, not starting with "
-		         "'-')",
-		         i + 1);
+		snprintf(
+		    err, errsz,
+		    "embedded adapter %zu has no usable name (printable ASCII without spaces or quotes, not starting with '-')",
+		    i + 1);
 		return STATUS_INVAL;
 	}
 	if (!a->produce) {
@@ -208,10 +206,10 @@ static enum status check(const struct adapter_registry *sofar,
 		return STATUS_INVAL;
 	}
 	if (adapter_find(sofar, a->name)) {
-		snprintf(err, errsz,
-		         "embedded adapter \"%s\" takes a name that is already "
-		         "offered",
-		         a->name);
+		snprintf(
+		    err, errsz,
+		    "embedded adapter \"%s\" takes a name that is already offered",
+		    a->name);
 		return STATUS_INVAL;
 	}
 	return STATUS_OK;
