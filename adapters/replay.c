@@ -121,6 +121,9 @@ static enum status list(struct adapter *a, struct replay *r)
 			st = add_entry(r, NULL, ep, STATUS_IO, strerror(errno));
 		else if (S_ISDIR(sb.st_mode))
 			st = add_dir(r, ep);
+		else if (!S_ISREG(sb.st_mode)) /* a FIFO would block the read */
+			st = add_entry(r, NULL, ep, STATUS_IO,
+			               "not a regular file or directory");
 		else
 			st = add_entry(r, NULL, ep, STATUS_OK, NULL);
 		if (st != STATUS_OK)

@@ -634,7 +634,9 @@ enum status pprof_load(const char *path, const struct load_limits *lim,
 		return fail(err, errsz, STATUS_INVAL, "invalid argument");
 	if (!lim)
 		lim = &def;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO must not hold the open until a writer comes; only
+	 * a regular file is read, and it ignores the flag. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return sys_fail(err, errsz, "cannot open", errno);
 	if (fstat(fd, &sb) != 0) {
@@ -646,8 +648,11 @@ enum status pprof_load(const char *path, const struct load_limits *lim,
 		close(fd);
 		return fail(err, errsz, STATUS_IO, "is a directory");
 	}
-	if (S_ISREG(sb.st_mode) && lim->max_bytes &&
-	    (uintmax_t)sb.st_size > lim->max_bytes) {
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return fail(err, errsz, STATUS_IO, "not a regular file");
+	}
+	if (lim->max_bytes && (uintmax_t)sb.st_size > lim->max_bytes) {
 		close(fd);
 		return fail(err, errsz, STATUS_TOO_LARGE,
 		            "file of %jd bytes, over the limit of %zu",
