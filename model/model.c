@@ -27,6 +27,11 @@ void model_limits_default(struct model_limits *lim)
 	lim->max_name = 4096;
 }
 
+const struct model_limits *model_get_limits(const struct model *m)
+{
+	return &m->lim;
+}
+
 /* Length of p cut to at most max bytes without splitting a UTF-8 sequence
  * that starts before the cut (invalid bytes are cut where they fall). */
 size_t model_utf8_cut(const char *p, size_t len, size_t max)

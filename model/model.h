@@ -32,6 +32,9 @@ struct model_limits {
 
 void model_limits_default(struct model_limits *lim);
 
+/* The bounds m was made with (a view into m). */
+const struct model_limits *model_get_limits(const struct model *m);
+
 /* One (spawn stack, task name) pair of a window: its own five values and
  * how many tasks were folded into it. */
 struct fold_entry {
