@@ -58,7 +58,8 @@ def encode():
         sample(0x0007, b"deep", [b"f%d" % i for i in range(140)])]))
 
 
-FRAME = {"strings": 0, "stacks": 1, "tasks": 2, "aggs": 3, "end": 4, "window": 5}
+FRAME = {"strings": 0, "stacks": 1, "tasks": 2, "aggs": 3, "end": 4, "window": 5, "error": 6,
+         "stream": 7}
 
 
 def frame(kind, payload):
@@ -113,6 +114,17 @@ def asyncio():
               + frame("end", end(20 * ms, 1700000000 * 10**9 + 10 * ms, 1, loop_threads=2)))
     put("asyncio", "two-windows", first + second + frame("window", b""))
     put("asyncio", "one-reply", first)
+    put("asyncio", "error", frame("error", struct.pack("<I", 1) + b"uid 1000 is not allowed"))
+    # the same replies as the agent sends them on its socket, to READs 1 and 2
+    wire = b""
+    for seq, chunks in ((1, first), (2, second)):
+        at = 0
+        while at < len(chunks):
+            kind, n = chunks[at], struct.unpack_from("<H", chunks, at + 1)[0]
+            body = chunks[at + 3:at + 3 + n]
+            wire += b"ATOP" + struct.pack("<HHII", 1, 0x82 + kind, len(body), seq) + body
+            at += 3 + n
+    put("asyncio", "stream", frame("stream", b"\x01" + wire))
 
 
 def main():
