@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the seed corpora of the fuzz targets into tests/fuzz/corpus/<target>/.
+"""Writes the fuzz targets' seed corpora into tests/fuzz/corpus/<target>/.
 
 Run from the top of the source tree: python3 tests/fuzz/seeds.py
 The seeds are small, valid (or nearly valid) inputs of each target's format, so
