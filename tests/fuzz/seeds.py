@@ -2,7 +2,7 @@
 """Writes the fuzz targets' seed corpora into tests/fuzz/corpus/<target>/.
 
 Run from the top of the source tree: python3 tests/fuzz/seeds.py
-The seeds are small, valid (or nearly valid) inputs of each target's format, so
+Seeds are small, valid (or nearly valid) inputs of each target's format, so
 that the fuzzer starts from inputs that reach deep into the readers; the output
 is deterministic, so the committed files only change when this script does.
 """
