@@ -73,7 +73,7 @@ TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
 LIBMODEL  := $(O)/libmodel.a
 LIBENCODE := $(O)/libencode.a
-# The public library: everything but main(), and no gRPC (decisions §6).
+# The public library: everything but main(), and no gRPC (docs/design.md §7).
 LIBASYNCTOP := $(O)/libasynctop.a
 BIN       := $(O)/asynctop
 LIB_PKGS  := zlib libprotobuf-c ncursesw
@@ -95,6 +95,7 @@ help:
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
 	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
+	@echo 'make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (fuzz-smoke: CI)'
 	@echo 'make format     reformat the sources in place'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)'
 	@echo 'make clean'
@@ -311,6 +312,49 @@ format:
 check-deps:
 	$(call msg,LAYERS,check)
 	$(Q)sh .ci/layers
+
+# ---- fuzzing ---------------------------------------------------------------
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c) under AddressSanitizer and
+# UndefinedBehaviorSanitizer, built with clang in a tree of their own; each
+# runs FUZZ_SECONDS from its seeds in tests/fuzz/corpus/NAME, and what it
+# finds is kept under $(FUZZ_O)/ (docs/testing.md).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SAN     := fuzzer-no-link,address,undefined
+FUZZ_O       := $(BUILD)/fuzz/san
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_ASYNCIO := $(addprefix $(O)/adapters/,asyncio_conn.o asyncio_tables.o asyncio_window.o wire.o)
+
+.PHONY: fuzz fuzz-smoke fuzz-build fuzz-bins
+fuzz-build:
+	$(Q)$(MAKE) --no-print-directory CC=$(FUZZ_CC) BUILD=$(BUILD)/fuzz SAN=$(FUZZ_SAN) fuzz-bins
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(O)/fuzz/%)
+
+# The asyncio reader links without the worker: the target stands in for it.
+$(O)/fuzz/asyncio: $(FUZZ_ASYNCIO)
+$(O)/fuzz/%: $(O)/tests/fuzz/fuzz_%.o $(LIBENCODE) $(LIBMODEL)
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) \
+		$(call pc_libs,$(ENCODE_PKGS))
+
+fuzz: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_O)/corpus/$$t $(FUZZ_O)/crashes; \
+		printf '  %-6s %s (%s s)\n' FUZZ $$t $(FUZZ_SECONDS); \
+		UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ_O)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_O)/crashes/$$t- \
+			$(FUZZ_O)/corpus/$$t tests/fuzz/corpus/$$t > $(FUZZ_O)/$$t.log 2>&1 || \
+			{ tail -n 60 $(FUZZ_O)/$$t.log; echo "fuzz: $$t failed; the input is in $(FUZZ_O)/crashes/"; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_O)/$$t.log | sed 's/^/         /'; \
+	done
+
+# A short run of every target, for CI.
+fuzz-smoke:
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS)
 
 # ---- bench -----------------------------------------------------------------
 $(BENCHBIN): $(O)/tests/bench_pprof.o $(O)/tests/bench_workload.o $(LIBENCODE) $(LIBMODEL)

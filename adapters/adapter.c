@@ -1,5 +1,5 @@
 /* The adapter registry, opening and closing sources, and the wording of
- * the errors an operator reads (the seed's three, decisions §7). */
+ * the errors an operator reads (docs/design.md §12). */
 #include "adapters/adapter.h"
 
 #include <locale.h>
@@ -167,10 +167,7 @@ static void format_error(const struct adapter_error *e, const char *adapter,
 		break;
 	case STATUS_EMPTY_WINDOW:
 		put(dst, size, &used,
-		    "the %s source produced no task data over %gs. Either "
-		    "nothing ran, or the application is not instrumented "
-		    "\xe2\x80\x94 an empty profile and an idle program look "
-		    "identical, so this is reported rather than drawn.",
+		    "the %s source produced no task data over %gs. Either nothing ran, or the application is not instrumented \xe2\x80\x94 an empty profile and an idle program look identical, so this is reported rather than drawn.",
 		    adapter, seconds);
 		break;
 	case STATUS_TIMEOUT:

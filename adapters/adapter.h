@@ -1,4 +1,4 @@
-/* The adapter contract (the seed's, in C): given a source and a window,
+/* The adapter contract (docs/adapters.md): given a source and a window,
  * produce the task samples for that window.  Everything runtime-specific
  * stays behind struct adapter_ops; the rest of asynctop sees samples. */
 #ifndef ASYNCTOP_ADAPTERS_ADAPTER_H
@@ -33,15 +33,15 @@ enum source_state {
 
 const char *source_state_str(enum source_state st);
 
-/* Why a collect failed, worded for the operator (decisions §7).  detail is
- * what went wrong, remediation what to do about it (may be empty). */
+/* Why a collect failed, worded for the operator (docs/design.md §12).  detail
+ * is what went wrong, remediation what to do about it (may be empty). */
 struct adapter_error {
 	enum status st;
 	char detail[512];
 	char remediation[512];
 };
 
-/* The delay before retrying a failed source (style.md §2): the n-th
+/* The delay before retrying a failed source (docs/design.md §1): the n-th
  * consecutive failure, counted from 0, waits clamp(base·2^n, base, max).
  * Saturates rather than overflows; a max below base is taken as base.
  * Unlike tokio-console's, the cap is a ceiling, not a floor. */
@@ -186,10 +186,10 @@ void adapter_list_names(const struct adapter_registry *r, char *dst,
                         size_t size);
 
 /* The defaults: connect and reply timeouts 2 s, no loader, the default
- * load limits (decisions §5). */
+ * load limits (docs/design.md §6). */
 void adapter_config_default(struct adapter_config *cfg);
 
-/* The one-line error for an unknown adapter name (the seed's wording):
+/* The one-line error for an unknown adapter name (docs/design.md §12):
  * `no async profiling adapter named "X"; available: a, b, c`, the name
  * quoted and escaped.  Into dst (always NUL-terminated, cut if short). */
 void adapter_format_unknown(const struct adapter_registry *r, const char *name,
@@ -237,7 +237,7 @@ uint64_t collect_start(const struct collect *c);
 uint64_t collect_deadline(const struct collect *c);
 /* Starts the window afresh at now, deadline and watchdog included: for an
  * adapter whose first window begins at its source's first snapshot, taken
- * after connecting (decisions §2), so that a slow connection neither
+ * after connecting (docs/design.md §2), so that a slow connection neither
  * shortens that window nor eats its grace. */
 void collect_restart(struct collect *c);
 /* Says the adapter is in a wait bounded by a timeout of its own that may

@@ -1,6 +1,6 @@
 /* Finding an asyncio agent's socket (pid, path, or the only live agent) and
- * connecting to it.  The one file that defines _GNU_SOURCE (decisions §6b),
- * for SO_PEERCRED and struct ucred. */
+ * connecting to it.  The one file that defines _GNU_SOURCE, for SO_PEERCRED
+ * and struct ucred (docs/design.md §13). */
 #define _GNU_SOURCE
 #include "adapters/asyncio_endpoint.h"
 

@@ -1,6 +1,6 @@
 /* Private to the asyncio adapter: where an agent's socket is (a pid, a path,
  * or the only live agent of this user), and connecting to it with a timeout
- * and a peer check (decisions §8). */
+ * and a peer check (docs/design.md §8). */
 #ifndef ASYNCTOP_ADAPTERS_ASYNCIO_ENDPOINT_H
 #define ASYNCTOP_ADAPTERS_ASYNCIO_ENDPOINT_H
 

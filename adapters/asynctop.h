@@ -1,8 +1,8 @@
 /* asynctop's public C API: run asynctop over your own async runtime.
  *
  * An in-house executor registers a producer under its own adapter name and
- * hands its command line to asynctop_main(), which then offers `record` (and
- * the live viewer once it exists) with that adapter, beside the stock ones.
+ * hands its command line to asynctop_main(), which then offers `record` and
+ * the live viewer with that adapter, beside the stock ones.
  * Self-contained: this header needs only the C standard library.
  * Link with `pkg-config --libs asynctop` (libasynctop.a). */
 #ifndef ASYNCTOP_H

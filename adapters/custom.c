@@ -249,11 +249,10 @@ static enum status check(const struct adapter_registry *sofar,
 		return STATUS_INVAL;
 	}
 	if (!name_ok(a->name)) {
-		snprintf(err, errsz,
-		         "embedded adapter %zu has no usable name (printable "
-		         "ASCII without spaces or quotes, not starting with "
-		         "'-')",
-		         i + 1);
+		snprintf(
+		    err, errsz,
+		    "embedded adapter %zu has no usable name (printable ASCII without spaces or quotes, not starting with '-')",
+		    i + 1);
 		return STATUS_INVAL;
 	}
 	if (!a->produce) {
@@ -262,10 +261,10 @@ static enum status check(const struct adapter_registry *sofar,
 		return STATUS_INVAL;
 	}
 	if (adapter_find(sofar, a->name)) {
-		snprintf(err, errsz,
-		         "embedded adapter \"%s\" takes a name that is already "
-		         "offered",
-		         a->name);
+		snprintf(
+		    err, errsz,
+		    "embedded adapter \"%s\" takes a name that is already offered",
+		    a->name);
 		return STATUS_INVAL;
 	}
 	return STATUS_OK;

@@ -1,5 +1,5 @@
 /* The replay adapter: saved profiles, one window per file, in the order of
- * their start times, read through the injected loader (decisions §5). */
+ * their start times, read through the injected loader (docs/design.md §6). */
 #include "adapters/replay.h"
 
 #include <dirent.h>
@@ -121,6 +121,9 @@ static enum status list(struct adapter *a, struct replay *r)
 			st = add_entry(r, NULL, ep, STATUS_IO, strerror(errno));
 		else if (S_ISDIR(sb.st_mode))
 			st = add_dir(r, ep);
+		else if (!S_ISREG(sb.st_mode)) /* a FIFO would block the read */
+			st = add_entry(r, NULL, ep, STATUS_IO,
+			               "not a regular file or directory");
 		else
 			st = add_entry(r, NULL, ep, STATUS_OK, NULL);
 		if (st != STATUS_OK)
@@ -208,11 +211,9 @@ static const char *remedy(enum status st)
 {
 	switch (st) {
 	case STATUS_FOREIGN:
-		return "replay reads pprof profiles saved by asynctop (sample "
-		       "types idle, busy, scheduled, polls and wakes)";
+		return "replay reads pprof profiles saved by asynctop (sample types idle, busy, scheduled, polls and wakes)";
 	case STATUS_TOO_LARGE:
-		return "raise the limits with --max-bytes or --max-samples if "
-		       "the file is trusted";
+		return "raise the limits with --max-bytes or --max-samples if the file is trusted";
 	default:
 		return NULL;
 	}
@@ -311,8 +312,8 @@ static void replay_close(struct adapter *a)
 const struct adapter_ops replay_ops = {
 	.name = "replay",
 	.aliases = NULL,
-	.summary = "saved profiles (-e FILE or DIR, repeatable), a window "
-	           "per file",
+	.summary =
+	    "saved profiles (-e FILE or DIR, repeatable), a window per file",
 	.default_endpoint = NULL,
 	.flags = ADAPTER_MULTI_ENDPOINT | ADAPTER_FINITE,
 	.private_size = sizeof(struct replay),

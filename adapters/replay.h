@@ -1,4 +1,4 @@
-/* The replay adapter (decisions §5): saved profiles, one window per file,
+/* The replay adapter (docs/design.md §6): saved profiles, one window per file,
  * in the order of the profiles' start times, delivered at once. */
 #ifndef ASYNCTOP_ADAPTERS_REPLAY_H
 #define ASYNCTOP_ADAPTERS_REPLAY_H

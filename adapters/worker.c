@@ -516,7 +516,7 @@ enum status worker_start(struct adapter *a, const struct worker_opts *o,
 		worker_free(w);
 		return st;
 	}
-	/* Both threads start with every signal blocked (decisions §1). */
+	/* Both threads start with every signal blocked (docs/design.md §1). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	w->has_watchdog = pthread_create(&w->watchdog, NULL, watch, w) == 0;

@@ -1,6 +1,6 @@
 /* One worker thread per source: it runs the adapter's collect window after
  * window, back to back, and hands each result to the main thread through a
- * pipe (decisions §1).  The worker blocks all signals.  docs/adapters.md.
+ * pipe (docs/design.md §1).  The worker blocks all signals.  docs/adapters.md.
  *
  * Messages wait in a mutex-guarded queue inside the worker; the pipe only
  * wakes poll() (one byte while the queue is not empty), so a slow reader

@@ -54,6 +54,22 @@ static bool guard(char *p, size_t n)
 	return false;
 }
 
+/* Cuts the frame at a->data + at to max bytes at a character boundary:
+ * U+FFFD in place of an invalid byte can make a frame the model kept whole
+ * longer than the model keeps it when the file is read back. */
+static void cut_frame(struct buf *a, size_t at, size_t max)
+{
+	size_t n = a->len - at;
+
+	if (buf_status(a) != STATUS_OK || n <= max)
+		return;
+	n = max;
+	while (n > 0 && ((unsigned char)a->data[at + n] & 0xc0) == 0x80)
+		n--;
+	a->len = at + n;
+	a->data[a->len] = '\0';
+}
+
 /* Appends the sanitised text of a stack, root first, to the arena.  True
  * when a frame read differently once sanitised (then two stacks may now
  * read the same); distinct stacks of untouched frames never do, as their
@@ -76,6 +92,7 @@ static bool stack_text(const struct model *m, uint32_t stack, struct buf *a)
 		}
 		at = a->len;
 		utf8_sanitize(a, f, UTF8_CTRL_SPACE | UTF8_SEMI_COLON);
+		cut_frame(a, at, model_get_limits(m)->max_name);
 		if (buf_status(a) == STATUS_OK &&
 		    !sv_eq(sv_n(a->data + at, a->len - at), f))
 			changed = true;

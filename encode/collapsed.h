@@ -1,4 +1,4 @@
-/* Collapsed ("folded") stacks, the flame-graph input of pprof.md §6: one
+/* Collapsed ("folded") stacks, the flame-graph input (docs/formats.md): one
  * line per distinct stack, "root;...;leaf VALUE\n", for one metric. */
 #ifndef ASYNCTOP_ENCODE_COLLAPSED_H
 #define ASYNCTOP_ENCODE_COLLAPSED_H

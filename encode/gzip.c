@@ -165,10 +165,10 @@ static enum status not_gzip(const unsigned char *p, size_t len, char *err,
 		return status_errf(err, errsz, STATUS_MALFORMED,
 		                   "empty input, not gzip data");
 	if (len >= 2 && (p[0] & 0x0f) == 8 && ((p[0] << 8) | p[1]) % 31 == 0)
-		return status_errf(err, errsz, STATUS_MALFORMED,
-		                   "zlib (RFC 1950) data, not gzip (RFC 1952): "
-		                   "starts with %02x %02x, not 1f 8b",
-		                   p[0], p[1]);
+		return status_errf(
+		    err, errsz, STATUS_MALFORMED,
+		    "zlib (RFC 1950) data, not gzip (RFC 1952): starts with %02x %02x, not 1f 8b",
+		    p[0], p[1]);
 	if (len == 1)
 		return status_errf(err, errsz, STATUS_MALFORMED,
 		                   "truncated: 1 byte, not gzip data");
@@ -220,10 +220,10 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		st = room(out, made, limit, &avail_out);
 		if (st != STATUS_OK) {
 			if (st == STATUS_LIMIT)
-				st = status_errf(err, errsz, STATUS_TOO_LARGE,
-				                 "decompressed data passes the "
-				                 "buffer's limit of %zu bytes",
-				                 out->limit);
+				st = status_errf(
+				    err, errsz, STATUS_TOO_LARGE,
+				    "decompressed data passes the buffer's limit of %zu bytes",
+				    out->limit);
 			break;
 		}
 		zs.next_in = in + pos;
@@ -239,8 +239,7 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		if (limit && made > limit) {
 			st = status_errf(
 			    err, errsz, STATUS_TOO_LARGE,
-			    "decompressed data passes the limit of %zu "
-			    "bytes",
+			    "decompressed data passes the limit of %zu bytes",
 			    limit);
 			break;
 		}
@@ -250,8 +249,7 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 			if (!gzip_is(in + pos, len - pos)) {
 				st = status_errf(
 				    err, errsz, STATUS_MALFORMED,
-				    "%zu trailing bytes after the gzip "
-				    "data (at offset %zu)",
+				    "%zu trailing bytes after the gzip data (at offset %zu)",
 				    len - pos, pos);
 				break;
 			}
@@ -277,8 +275,7 @@ enum status gzip_decompress(const void *data, size_t len, size_t limit,
 		    (got == 0 && in_piece == zs.avail_in)) {
 			st = status_errf(
 			    err, errsz, STATUS_MALFORMED,
-			    "truncated gzip data: the member at offset "
-			    "%zu ends early (%zu bytes in all)",
+			    "truncated gzip data: the member at offset %zu ends early (%zu bytes in all)",
 			    member, len);
 			break;
 		}

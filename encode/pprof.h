@@ -14,7 +14,7 @@
 #include "model/sample.h"
 #include "model/status.h"
 
-/* The sample types in the order they are written (pprof.md §3): polls,
+/* The sample types in the order they are written (docs/formats.md): polls,
  * wakes, busy, scheduled, idle.  Idle is last so that readers which ignore
  * default_sample_type still show it. */
 #define PPROF_NTYPES 5
@@ -59,8 +59,9 @@ enum status pprof_decode(const void *data, size_t len,
 
 /* The replay loader (profile_loader_fn): reads the file at path, bounded
  * by lim's byte limit, and decodes it as pprof_decode does.  STATUS_IO for
- * a missing, unreadable or directory path (reason with strerror in err,
- * without the path).  Blocks on file I/O. */
+ * a missing, unreadable or directory path, or one that is not a regular
+ * file (reason, with strerror where there is one, in err, without the
+ * path).  Blocks on file I/O, never on opening a FIFO. */
 enum status pprof_load(const char *path, const struct load_limits *lim,
                        const struct sample_sink *sink, char *err,
                        size_t errsz) MUST_CHECK;

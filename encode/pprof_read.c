@@ -1,4 +1,4 @@
-/* The pprof reader (replay, decisions §5): gzip or raw by magic, unpacked
+/* The pprof reader (replay, docs/design.md §6): gzip or raw by magic, unpacked
  * through mem_*, validated entirely, then fed to a sample sink root first. */
 #include "encode/pprof.h"
 
@@ -202,10 +202,9 @@ static enum status find_types(struct rd *r)
 	for (size_t i = 0; i < p->n_sample_type; i++) {
 		const Perftools__Profiles__ValueType *t = p->sample_type[i];
 		if (!str_ok(r, t->type) || !str_ok(r, t->unit))
-			return bad(r,
-			           "sample type %zu names a string out of "
-			           "range",
-			           i + 1);
+			return bad(
+			    r, "sample type %zu names a string out of range",
+			    i + 1);
 	}
 	for (size_t k = 0; k < PPROF_NTYPES; k++) {
 		enum metric mt = pprof_type_metric(k);
@@ -217,20 +216,20 @@ static enum status find_types(struct rd *r)
 			if (!str_is(&p->string_table[t->type], name))
 				continue;
 			if (!str_is(&p->string_table[t->unit], unit))
-				return fail(r->err, r->errsz, STATUS_FOREIGN,
-				            "not an asynctop profile: sample "
-				            "type %s is not in %s",
-				            name, unit);
+				return fail(
+				    r->err, r->errsz, STATUS_FOREIGN,
+				    "not an asynctop profile: sample type %s is not in %s",
+				    name, unit);
 			if (found != SIZE_MAX)
 				return bad(r, "sample type %s appears twice",
 				           name);
 			found = i;
 		}
 		if (found == SIZE_MAX)
-			return fail(r->err, r->errsz, STATUS_FOREIGN,
-			            "not an asynctop profile: missing sample "
-			            "type %s/%s",
-			            name, unit);
+			return fail(
+			    r->err, r->errsz, STATUS_FOREIGN,
+			    "not an asynctop profile: missing sample type %s/%s",
+			    name, unit);
 		r->type_of[mt] = found;
 	}
 	r->ntypes = p->n_sample_type;
@@ -299,12 +298,12 @@ static enum status check_locations(struct rd *r)
 		for (size_t j = 0; j < l->n_line; j++) {
 			if (!idmap_find(&r->funcs, l->line[j]->function_id,
 			                &idx))
-				return bad(r,
-				           "location id %llu names function id "
-				           "%llu, which does not exist",
-				           (unsigned long long)l->id,
-				           (unsigned long long)l->line[j]
-				               ->function_id);
+				return bad(
+				    r,
+				    "location id %llu names function id %llu, which does not exist",
+				    (unsigned long long)l->id,
+				    (unsigned long long)l->line[j]
+				        ->function_id);
 		}
 	}
 	return STATUS_OK;
@@ -322,10 +321,10 @@ static enum status check_labels(struct rd *r, size_t i)
 		const Perftools__Profiles__Label *l = s->label[j];
 		if (!str_ok(r, l->key) || !str_ok(r, l->str) ||
 		    !str_ok(r, l->num_unit))
-			return bad(r,
-			           "sample %zu has a label naming a string "
-			           "out of range",
-			           i + 1);
+			return bad(
+			    r,
+			    "sample %zu has a label naming a string out of range",
+			    i + 1);
 		if (l->key == 0)
 			return bad(r,
 			           "sample %zu has a label with an empty key",
@@ -341,10 +340,9 @@ static enum status check_labels(struct rd *r, size_t i)
 				return bad(r, "sample %zu has two tasks labels",
 				           i + 1);
 			if (l->num < 0)
-				return bad(r,
-				           "sample %zu has a negative tasks "
-				           "label",
-				           i + 1);
+				return bad(
+				    r, "sample %zu has a negative tasks label",
+				    i + 1);
 			tasks = true;
 			r->ntasks[i] = (uint64_t)l->num;
 		} else if (r->kind[l->key] == KIND_PARKED_AT ||
@@ -431,8 +429,7 @@ static enum status check_samples(struct rd *r)
 			                &r->sloc[k]))
 				return bad(
 				    r,
-				    "sample %zu names location id %llu, "
-				    "which does not exist",
+				    "sample %zu names location id %llu, which does not exist",
 				    i + 1,
 				    (unsigned long long)s->location_id[j]);
 			depth += p->location[r->sloc[k]]->n_line;
@@ -488,8 +485,8 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 	enum status st;
 
 	if (p->n_string_table == 0 || p->string_table[0].len != 0)
-		return bad(r, "the string table does not start with an empty "
-		              "string");
+		return bad(
+		    r, "the string table does not start with an empty string");
 	if ((st = find_types(r)) != STATUS_OK)
 		return st;
 	if (lim->max_samples && p->n_sample > lim->max_samples)
@@ -616,9 +613,9 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 		arena_fini(&arena);
 		if (nomem)
 			return fail(err, errsz, STATUS_NOMEM, "out of memory");
-		return fail(err, errsz, STATUS_MALFORMED,
-		            "not a protobuf Profile message (corrupt or "
-		            "truncated)");
+		return fail(
+		    err, errsz, STATUS_MALFORMED,
+		    "not a protobuf Profile message (corrupt or truncated)");
 	}
 	memset(&r, 0, sizeof(r));
 	r.p = p;
@@ -712,7 +709,9 @@ enum status pprof_load(const char *path, const struct load_limits *lim,
 		return fail(err, errsz, STATUS_INVAL, "invalid argument");
 	if (!lim)
 		lim = &def;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO must not hold the open until a writer comes; only
+	 * a regular file is read, and it ignores the flag. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return sys_fail(err, errsz, "cannot open", errno);
 	if (fstat(fd, &sb) != 0) {
@@ -724,8 +723,11 @@ enum status pprof_load(const char *path, const struct load_limits *lim,
 		close(fd);
 		return fail(err, errsz, STATUS_IO, "is a directory");
 	}
-	if (S_ISREG(sb.st_mode) && lim->max_bytes &&
-	    (uintmax_t)sb.st_size > lim->max_bytes) {
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return fail(err, errsz, STATUS_IO, "not a regular file");
+	}
+	if (lim->max_bytes && (uintmax_t)sb.st_size > lim->max_bytes) {
 		close(fd);
 		return fail(err, errsz, STATUS_TOO_LARGE,
 		            "file of %jd bytes, over the limit of %zu",

@@ -1,4 +1,4 @@
-/* The pprof encoder's strings (pprof.md §2, decisions §3): sanitised to
+/* The pprof encoder's strings (docs/design.md §3): sanitised to
  * valid UTF-8, re-interned by content so that what reads the same is one
  * string, then numbered by first use. */
 #include "encode/pprof_int.h"
@@ -66,21 +66,32 @@ static bool valid_utf8(struct strview v)
 }
 
 /* The string id of the sanitised form of v: only invalid subparts are
- * replaced (by U+FFFD); control characters and NUL stay. */
+ * replaced (by U+FFFD); control characters and NUL stay.  Where U+FFFD made
+ * it longer than the model's bound, the form is cut to the bound at a
+ * character boundary: a name longer than that would be cut on reading
+ * back, and replaying and saving a profile would not reproduce it. */
 static enum status intern_sanitised(struct enc *e, struct strview v,
                                     uint32_t *id)
 {
 	if (!valid_utf8(v)) {
 		struct buf *b = &e->scratch;
+		size_t max = model_get_limits(e->m)->max_name, len;
 		char *d;
 		buf_reset(b);
 		if (utf8_sanitize(b, v, UTF8_KEEP_CONTROL) != STATUS_OK)
 			return buf_status(b);
-		d = arena_alloc(&e->arena, b->len);
+		len = b->len;
+		if (len > max) {
+			len = max;
+			while (len > 0 &&
+			       ((unsigned char)b->data[len] & 0xc0) == 0x80)
+				len--;
+		}
+		d = arena_alloc(&e->arena, len);
 		if (!d)
 			return STATUS_NOMEM;
-		memcpy(d, b->data, b->len);
-		v = sv_n(d, b->len);
+		memcpy(d, b->data, len);
+		v = sv_n(d, len);
 	}
 	return strtab_intern(&e->st, v, id);
 }

@@ -1,4 +1,4 @@
-/* The `text` format of `record -f text` (decisions §4): a header with the
+/* The `text` format of `record -f text` (docs/design.md §5): a header with the
  * window's totals, then for each metric the top stacks in columns IDLE
  * BUSY SCHED POLLS WAKES TASKS STACK (leaf ← root), humanised, locale-free.
  * docs/formats.md shows an example. */

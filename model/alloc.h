@@ -1,9 +1,10 @@
 /* Checked allocation with a test hook that fails the Nth allocation.
  *
- * Two policies (style.md): data-driven growth goes through mem_* and degrades
- * with STATUS_NOMEM; fixed-size start-up allocations may use xmalloc-style
- * wrappers that die.  Every allocation in model/ and encode/ goes through
- * here, zlib and protobuf-c included, so allocation-failure runs reach all. */
+ * Two policies (docs/style.md): data-driven growth goes through mem_* and
+ * degrades with STATUS_NOMEM; fixed-size start-up allocations may use
+ * xmalloc-style wrappers that die.  Every allocation in model/ and encode/
+ * goes through here, zlib and protobuf-c included, so allocation-failure
+ * runs reach all. */
 #ifndef ASYNCTOP_MODEL_ALLOC_H
 #define ASYNCTOP_MODEL_ALLOC_H
 

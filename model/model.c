@@ -71,6 +71,11 @@ void model_limits_default(struct model_limits *lim)
 	lim->max_name = 4096;
 }
 
+const struct model_limits *model_get_limits(const struct model *m)
+{
+	return &m->lim;
+}
+
 /* ---- releasing ----------------------------------------------------------*/
 
 static void stack_release(struct model *m, uint32_t id, bool count)

@@ -2,9 +2,9 @@
  * (spawn stack, parked-at stack, task name), any grouping derived from a
  * kept window, and the ring of kept windows.
  *
- * Owned and touched by the main thread only (decisions §1).  Numbers and ids
- * only: no formatting, no UI settings.  Ids are uint32, assigned in order of
- * arrival, never reused within a model's life (selections hold them). */
+ * Owned and touched by the main thread only (docs/design.md §1).  Numbers and
+ * ids only: no formatting, no UI settings.  Ids are uint32, assigned in order
+ * of arrival, never reused within a model's life (selections hold them). */
 #ifndef ASYNCTOP_MODEL_MODEL_H
 #define ASYNCTOP_MODEL_MODEL_H
 
@@ -21,7 +21,7 @@
 
 struct model;
 
-/* Bounds (decisions §2).  model_limits_default() fills the defaults. */
+/* Bounds (docs/design.md §2).  model_limits_default() fills the defaults. */
 struct model_limits {
 	size_t max_windows; /* windows kept (--history); default 120 */
 	size_t mem_budget;  /* bytes for windows and strings; 256 MiB */
@@ -32,6 +32,9 @@ struct model_limits {
 };
 
 void model_limits_default(struct model_limits *lim);
+
+/* The bounds m was made with (a view into m). */
+const struct model_limits *model_get_limits(const struct model *m);
 
 /* One (spawn stack, parked-at stack, task name) of a window: its own five
  * values, how many tasks were folded into it, and its optional figures

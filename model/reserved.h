@@ -1,4 +1,4 @@
-/* Reserved frame and task names (decisions §3).  The model applies them,
+/* Reserved frame and task names (docs/design.md §4).  The model applies them,
  * once, so every writer sees the same stacks and totals agree. */
 #ifndef ASYNCTOP_MODEL_RESERVED_H
 #define ASYNCTOP_MODEL_RESERVED_H

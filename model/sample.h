@@ -72,7 +72,7 @@ struct sample_sink {
 	void *ctx;
 };
 
-/* Bounds a reader of saved profiles enforces (decisions §5). */
+/* Bounds a reader of saved profiles enforces (docs/design.md §6). */
 struct load_limits {
 	size_t max_bytes;   /* decompressed size; default 256 MiB */
 	size_t max_samples; /* default 1 M */

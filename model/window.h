@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The longest window a source may be asked for (the seed's clamp). */
+/* The longest window a source may be asked for (docs/design.md §2). */
 #define WINDOW_MAX_NANOS ((uint64_t)60 * 1000000000u)
 
 /* Given to model_commit (borrowed, copied) and kept in each window (then

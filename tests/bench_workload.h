@@ -1,4 +1,4 @@
-/* The workload the benchmarks share (make bench): pprof.md §9's samples,
+/* The workload the benchmarks share (make bench): 100,000 samples,
  * drawn with splitmix64 from seed 0x5EED in the same order as
  * tests/bench/gobench regenerates them in Go, plus the timing helpers. */
 #ifndef ASYNCTOP_TESTS_BENCH_WORKLOAD_H

@@ -470,6 +470,53 @@ START_TEST(round_trip)
 }
 END_TEST
 
+/* Found by tests/fuzz/fuzz_collapsed.c: a frame at the model's 4 KiB bound
+ * with an invalid byte in it grew by U+FFFD's two extra bytes when written,
+ * so reading the file back cut it again and the second file differed. */
+START_TEST(round_trip_long_invalid_frame)
+{
+	static const char line[] = "a;b 5\n";
+	static char in[4300];
+	struct model *m, *m2;
+	const struct window *w, *w2;
+	struct window_meta meta;
+	struct sample_sink sink;
+	struct buf a, b;
+
+	memset(in, 'x', sizeof(in));
+	in[0] = 'r';
+	in[1] = ';';
+	in[4000] = '\xff';
+	memcpy(in + sizeof(in) - 3, " 7\n", 3);
+	memset(&meta, 0, sizeof(meta));
+	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	sink = model_sink(m);
+	ck_assert_int_eq(
+	    collapsed_decode(in, sizeof(in), METRIC_IDLE, &sink, NULL, 0),
+	    STATUS_OK);
+	ck_assert_int_eq(collapsed_decode(line, sizeof(line) - 1, METRIC_IDLE,
+	                                  &sink, NULL, 0),
+	                 STATUS_OK);
+	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
+	encode_str(m, w, METRIC_IDLE, &a);
+	ck_assert_int_eq(model_new(NULL, &m2), STATUS_OK);
+	ck_assert_int_eq(model_begin(m2), STATUS_OK);
+	sink = model_sink(m2);
+	ck_assert_int_eq(
+	    collapsed_decode(a.data, a.len, METRIC_IDLE, &sink, NULL, 0),
+	    STATUS_OK);
+	ck_assert_int_eq(model_commit(m2, &meta, &w2), STATUS_OK);
+	encode_str(m2, w2, METRIC_IDLE, &b);
+	ck_assert_uint_eq(b.len, a.len);
+	ck_assert(!memcmp(b.data, a.data, a.len));
+	buf_fini(&a);
+	buf_fini(&b);
+	model_free(m);
+	model_free(m2);
+}
+END_TEST
+
 /* ---- allocation failure -------------------------------------------------*/
 
 struct enc_ctx {
@@ -544,6 +591,7 @@ Suite *suite_collapsed(void)
 	tcase_add_test(tc, decode_line_cap);
 	tcase_add_test(tc, decode_sink_failure);
 	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, round_trip_long_invalid_frame);
 	tcase_add_test(tc, torture);
 	suite_add_tcase(s, tc);
 	return s;

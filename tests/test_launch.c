@@ -285,7 +285,7 @@ START_TEST(launch_usage)
 END_TEST
 
 /* record -a asyncio with no -e: a list and exit 2 when several agents live,
- * the only one otherwise (decisions §8).  The agents are started with
+ * the only one otherwise (docs/design.md §8).  The agents are started with
  * --keep, so they run in this test's XDG_RUNTIME_DIR. */
 START_TEST(launch_discover_without_endpoint)
 {

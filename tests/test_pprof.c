@@ -494,6 +494,37 @@ START_TEST(labels_round_trip)
 		buf_fini(&b);
 		model_group_free(g);
 	}
+/* Found by tests/fuzz/fuzz_encode.c: a name at the model's 4 KiB bound
+ * with an invalid byte in it grew by U+FFFD's two extra bytes when saved,
+ * so replaying the file cut it again and saving did not reproduce it. */
+START_TEST(round_trip_long_invalid_name)
+{
+	static char frame[5000], task[5000];
+	struct strview fr[1];
+	const struct window *w;
+	struct window_meta meta;
+	struct sample s;
+	struct model *m;
+	struct buf b;
+
+	memset(frame, 'x', sizeof(frame));
+	frame[4000] = '\xff';
+	memset(task, 't', sizeof(task));
+	task[10] = '\xc3'; /* a truncated sequence */
+	fr[0] = sv_n(frame, sizeof(frame));
+	memset(&s, 0, sizeof(s));
+	s.frames = fr;
+	s.depth = 1;
+	s.task = sv_n(task, sizeof(task));
+	s.m.v[METRIC_IDLE] = 5;
+	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+	pt_set_meta(&meta, NULL, 0);
+	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
+	pt_encode_ok(m, w, NULL, &b);
+	round_trip(&b);
+	buf_fini(&b);
 	model_free(m);
 }
 END_TEST
@@ -649,6 +680,7 @@ Suite *suite_pprof(void)
 	tcase_add_test(tc, encode_omit_task);
 	tcase_add_test(tc, round_trip_identical);
 	tcase_add_test(tc, labels_round_trip);
+	tcase_add_test(tc, round_trip_long_invalid_name);
 	tcase_add_test(tc, encode_batches_are_canonical);
 	tcase_add_test(tc, encode_resorts_after_sanitising);
 	suite_add_tcase(s, tc);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "encode/pprof.h"
@@ -62,7 +63,7 @@ enum {
 };
 
 /* Fills b with a valid asynctop profile whose sample types are in the
- * seed's order (idle, busy, scheduled, polls, wakes) when seed, else ours. */
+ * display order (idle, busy, scheduled, polls, wakes) when seed, else ours. */
 static void pb_good(struct pb *b, bool seed)
 {
 	static const char *const s[S_N] = {
@@ -553,6 +554,16 @@ START_TEST(load_files)
 	ck_assert_int_eq(pprof_load(dir, NULL, &k, err, sizeof(err)),
 	                 STATUS_IO);
 	ck_assert_str_eq(err, "is a directory");
+	/* a FIFO with no writer is refused at once, never waited on; so is
+	 * a device */
+	snprintf(path, sizeof(path), "%s/fifo.pb.gz", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(pprof_load(path, NULL, &k, err, sizeof(err)),
+	                 STATUS_IO);
+	ck_assert_str_eq(err, "not a regular file");
+	ck_assert_int_eq(pprof_load("/dev/null", NULL, &k, err, sizeof(err)),
+	                 STATUS_IO);
+	ck_assert_str_eq(err, "not a regular file");
 	snprintf(path, sizeof(path), "%s/empty.pb", dir);
 	ck_assert_int_eq(tu_write_file(path, "", 0), STATUS_OK);
 	ck_assert_int_eq(pprof_load(path, NULL, &k, err, sizeof(err)),

@@ -136,7 +136,7 @@ START_TEST(record_empty_window_skips_number)
 }
 END_TEST
 
-/* ---- the seed's three errors: 2, 3, 4 ---------------------------------- */
+/* ---- the three errors of docs/design.md §12: 2, 3, 4 -------------------- */
 
 START_TEST(record_exit_4_no_data)
 {

@@ -147,6 +147,9 @@ START_TEST(record_replay_missing_file_and_force)
 	const char *again[] = { "asynctop", "record",  "-a",
 		                "replay",   "-e",      "saved.pb.gz",
 		                "-o",       "c.pb.gz", NULL };
+	const char *fifo[] = { "asynctop", "record",  "-a",
+		               "replay",   "-e",      "fifo.pb.gz",
+		               "-o",       "c.pb.gz", NULL };
 	const char *nodir[] = { "asynctop", "record",
 		                "-a",       "replay",
 		                "-e",       "saved.pb.gz",
@@ -166,6 +169,15 @@ START_TEST(record_replay_missing_file_and_force)
 	ck_assert_int_eq(r.p.code, 1);
 	ASSERT_ERR_HAS(&r, "asynctop: the replay source at nothere.pb.gz "
 	                   "failed: No such file or directory\n");
+	ck_assert(!rt_exists(&r, "c.pb.gz"));
+	/* a FIFO is refused at once, not waited on until the stop grace */
+	rt_path(p, sizeof(p), &r, "fifo.pb.gz");
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	rt_run_bin(&r, fifo);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(
+	    &r,
+	    "asynctop: the replay source at fifo.pb.gz failed: not a regular file or directory\n");
 	ck_assert(!rt_exists(&r, "c.pb.gz"));
 	rt_make_saved(&r, "saved.pb.gz");
 	rt_run_bin(&r, nodir);

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "adapters/adapter.h"
 #include "adapters/builtin.h"
@@ -407,6 +408,40 @@ START_TEST(directory_with_one_bad_file)
 }
 END_TEST
 
+/* A FIFO named by -e is refused without waiting for a writer, and the
+ * other files still load; one in a directory is not a profile file. */
+START_TEST(fifo_refused)
+{
+	char dir[4096], good[4200], fifo[4200], inner[4200];
+	const char *ep[3];
+	struct run r;
+
+	tu_mkdtemp(dir, sizeof(dir));
+	write_profile(dir, "good.pb.gz", set_a, 2, T0, 5 * S, good,
+	              sizeof(good));
+	snprintf(fifo, sizeof(fifo), "%s/fifo.pb.gz", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ep[0] = fifo;
+	ep[1] = good;
+	start(&r, ep, 2, NULL, 5000000000u, 0);
+	worker_msg_free(expect_window(&r, T0, 2));
+	expect_error(&r, STATUS_IO, fifo, "not a regular file or directory");
+	finish(&r);
+
+	snprintf(inner, sizeof(inner), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(inner, 0700), 0);
+	snprintf(inner, sizeof(inner), "%s/sub/w.pb.gz", dir);
+	ck_assert_int_eq(mkfifo(inner, 0600), 0);
+	snprintf(inner, sizeof(inner), "%s/sub", dir);
+	ep[0] = inner;
+	start(&r, ep, 1, NULL, 5000000000u, 0);
+	expect_error(&r, STATUS_IO, NULL,
+	             "no *.pb.gz or *.pb files in this directory");
+	finish(&r);
+	tu_rmtree(dir);
+}
+END_TEST
+
 START_TEST(empty_directory_and_no_loader)
 {
 	char dir[4096];
@@ -504,6 +539,7 @@ Suite *suite_replay(void)
 	tcase_add_test(tc, long_duration_kept);
 	tcase_add_test(tc, bad_files);
 	tcase_add_test(tc, directory_with_one_bad_file);
+	tcase_add_test(tc, fifo_refused);
 	tcase_add_test(tc, empty_directory_and_no_loader);
 	tcase_add_test(tc, allocation_failures);
 	suite_add_tcase(s, tc);

@@ -1,5 +1,5 @@
 /* Helpers of the end-to-end viewer tests: the test event channel
- * (decisions §9) read from a FIFO, running commands, tmux sessions driven
+ * (docs/design.md §10) read from a FIFO, running commands, tmux sessions driven
  * by send-keys and capture-pane, and pseudo-terminals. */
 #ifndef ASYNCTOP_TESTS_TMUX_H
 #define ASYNCTOP_TESTS_TMUX_H
@@ -11,7 +11,7 @@
 #include "model/buf.h"
 
 /* A generous bound for anything to happen, and for a key to be answered
- * (decisions §9). */
+ * (docs/design.md §10). */
 #define TMUX_WAIT_MS 10000
 #define TMUX_KEY_MS  2000
 

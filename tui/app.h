@@ -1,7 +1,7 @@
 /* The live viewer: its state (model, view, mode, status), the actions of
  * the keymap, the worker's messages, and the single poll() loop over the
  * tty, the signal self-pipe, the worker and the saver (app_loop.c).
- * Only the main thread touches any of it (decisions §1). */
+ * Only the main thread touches any of it (docs/design.md §1). */
 #ifndef ASYNCTOP_TUI_APP_H
 #define ASYNCTOP_TUI_APP_H
 
@@ -182,7 +182,7 @@ const struct window *app_shown(const struct app *a);
 /* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
 enum status app_render(struct app *a, struct screen *s) MUST_CHECK;
 
-/* The save file name of decisions §10 for window w into dst:
+/* The save file name of docs/design.md §11 for window w into dst:
  * DIR/asynctop-ADAPTER-YYYYmmddTHHMMSSZ-wN.pb.gz, or with metric (>= 0)
  * DIR/...-wN-METRIC.collapsedstack.txt.  STATUS_INVAL when dst is short. */
 enum status app_save_path(char *dst, size_t size, const char *dir,

@@ -22,14 +22,14 @@ enum cli_cmd {
 	CLI_VERSION,  /* --version, -V */
 };
 
-/* The output formats of record (decisions §4). */
+/* The output formats of record (docs/design.md §5). */
 enum cli_format {
 	CLI_FORMAT_PPROF,
 	CLI_FORMAT_COLLAPSED,
 	CLI_FORMAT_TEXT,
 };
 
-/* Window bounds, in ns (decisions §2). */
+/* Window bounds, in ns (docs/design.md §2). */
 #define CLI_WINDOW_MIN_NS     ((uint64_t)100000000u)
 #define CLI_WINDOW_DEFAULT_NS ((uint64_t)5000000000u)
 

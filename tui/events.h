@@ -1,4 +1,4 @@
-/* The test event channel (decisions §9): one line per event, written to
+/* The test event channel (docs/design.md §10): one line per event, written to
  * $ASYNCTOP_TEST_EVENTS by record, the viewer and the entry point. */
 #ifndef ASYNCTOP_TUI_EVENTS_H
 #define ASYNCTOP_TUI_EVENTS_H

@@ -15,7 +15,7 @@
 #include "encode/save.h"
 #include "encode/text.h"
 
-/* The text report is fitted to this width on a terminal (decisions §4). */
+/* The text report is fitted to this width on a terminal (docs/design.md §5). */
 #define TEXT_TTY_COLUMNS 80
 
 enum status output_path(char *dst, size_t size, const char *path, bool numbered,

@@ -1,6 +1,6 @@
 /* The record loop: one worker per source, one poll() over its pipe and the
  * signal self-pipe; each finished window is folded, encoded and saved
- * atomically, and the exit status follows decisions §4. */
+ * atomically, and the exit status follows docs/design.md §5. */
 #include "tui/record.h"
 
 #include <errno.h>

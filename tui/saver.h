@@ -1,4 +1,4 @@
-/* The saver thread (decisions §1): the main thread encodes a window into a
+/* The saver thread (docs/design.md §1): the main thread encodes a window into a
  * buffer, the saver gzips and writes it with save_file in unique mode, so
  * keys keep answering; results come back through a pipe for poll(). */
 #ifndef ASYNCTOP_TUI_SAVER_H

@@ -1,6 +1,6 @@
 // pprofcheck: the Go oracle for asynctop's pprof files (docs/formats.md,
-// pprof.md §7).  It parses a profile with github.com/google/pprof/profile and
-// asserts what `go tool pprof` accepts silently.
+// "Checking a file").  It parses a profile with github.com/google/pprof/profile
+// and asserts what `go tool pprof` accepts silently.
 //
 //	pprofcheck [-notask] FILE       check; prints "ok" or one line per defect
 //	pprofcheck -fold METRIC FILE    collapsed stacks weighted by METRIC
@@ -304,8 +304,8 @@ func utf8Seq(s string) (int, int) {
 	return n, 0
 }
 
-// collapsedFrame applies the collapsed-stack rules of pprof.md §6 (as
-// docs/formats.md states them) to one frame: each maximal invalid UTF-8
+// collapsedFrame applies the collapsed-stack rules (as docs/formats.md
+// states them) to one frame: each maximal invalid UTF-8
 // subpart -> U+FFFD, ';' -> ':', control characters -> ' ', empty ->
 // [unknown].
 func collapsedFrame(s string) string {
