@@ -1,4 +1,4 @@
-/* The pprof encoder's samples (decisions §3): one per (stack text, task
+/* The pprof encoder's samples (docs/design.md §3): one per (stack text, task
  * name, leaf of the other stack), in that order; entries that read the
  * same (sanitising, or stacks that differ only above their leaf) are
  * merged, all-zero ones left out. */

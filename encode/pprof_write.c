@@ -1,4 +1,4 @@
-/* The pprof encoder's output (pprof.md §1-§3): the Profile message of one
+/* The pprof encoder's output (docs/formats.md): the Profile message of one
  * committed window (or a grouping derived from one: docs/formats.md says
  * how its labels read), assembled from pprof_strings.c's string numbering
  * and pprof_order.c's samples, and packed in parts with protobuf-c. */

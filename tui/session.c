@@ -119,7 +119,8 @@ static int unknown_adapter(const struct session *s,
 	if (near)
 		snprintf(text + used, sizeof(text) - used,
 		         "; did you mean \"%s\"?", near);
-	/* the seed's wording, the same for record and the viewer */
+	/* one wording, the same for record and the viewer (docs/design.md §12)
+	 */
 	fprintf(stderr, "%s: %s\n", s->so.prog, text);
 	return EXIT_USAGE;
 }
