@@ -21,6 +21,7 @@ enum toy_mode {
 	TOY_UNREACHABLE, /* never reachable */
 	TOY_LOST_2ND,    /* data, then unreachable from window 2 */
 	TOY_HANG_2ND,    /* data, then window 2 never returns */
+	TOY_HOSTILE,     /* never reachable, explained with escapes */
 };
 
 /* A temporary directory and the child run in it. */

@@ -176,6 +176,29 @@ START_TEST(record_exit_3_unreachable)
 }
 END_TEST
 
+/* A producer's explanation is outside text: no escape reaches stderr. */
+START_TEST(record_explanation_sanitised)
+{
+	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
+		               "0",      "-o",     "h.pb.gz", NULL };
+	struct rt_run r;
+
+	rt_init(&r);
+	rt_run_main(&r, argv, TOY_HOSTILE);
+	ck_assert_int_eq(r.p.code, 3);
+	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
+	                  !memchr(r.p.err.data, 0x07, r.p.err.len) &&
+	                  !memchr(r.p.err.data, '\r', r.p.err.len) &&
+	                  !memchr(r.p.err.data, '\b', r.p.err.len),
+	              "a control byte reached stderr:\n%s", r.p.err.data);
+	ASSERT_ERR_HAS(&r, "refused\xEF\xBF\xBD]0;owned\xEF\xBF\xBD"
+	                   "\xEF\xBF\xBD[2J");
+	ASSERT_ERR_HAS(&r, "run \xEF\xBF\xBD[31mthis\xEF\xBF\xBDK\n"
+	                   "\xEF\xBF\xBD\xEF\xBF\xBD ok\n");
+	rt_fini(&r);
+}
+END_TEST
+
 /* Lost after data: the saved window stays, the status is 1, not 3. */
 START_TEST(record_exit_1_lost_after_data)
 {
@@ -342,6 +365,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, record_exit_4_no_data);
 	tcase_add_test(tc, record_exit_3_unreachable);
 	tcase_add_test(tc, record_exit_1_lost_after_data);
+	tcase_add_test(tc, record_explanation_sanitised);
 	tcase_add_test(tc, record_exit_2_two_endpoints);
 	tcase_add_test(tc, record_sigint_saves_complete_windows);
 	tcase_add_test(tc, record_second_sigint_abandons_hung_source);

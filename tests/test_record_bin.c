@@ -253,6 +253,33 @@ START_TEST(record_replay_directory_with_bad_file)
 }
 END_TEST
 
+/* A file's name is outside text: its escapes never reach stderr. */
+START_TEST(record_replay_bad_name_sanitised)
+{
+	const char *argv[] = { "asynctop", "record", "-a",      "replay", "-e",
+		               "in",       "-o",     "r.pb.gz", NULL };
+	char p[640];
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_replay_bad_name_sanitised");
+	rt_init(&r);
+	rt_path(p, sizeof(p), &r, "in");
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	rt_make_saved(&r, "in/a.pb.gz");
+	rt_path(p, sizeof(p), &r, "in/\033]0;x\007\033[2Jbad.pb.gz");
+	ck_assert_int_eq(tu_write_file(p, "\x1f\x8b\x08\x00garbage", 12),
+	                 STATUS_OK);
+	rt_run_bin(&r, argv);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r,
+	               "\xEF\xBF\xBD]0;x\xEF\xBF\xBD\xEF\xBF\xBD[2Jbad.pb.gz");
+	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
+	                  !memchr(r.p.err.data, 0x07, r.p.err.len),
+	              "a control byte reached stderr:\n%s", r.p.err.data);
+	rt_fini(&r);
+}
+END_TEST
+
 /* ---- text and collapsed -------------------------------------------------- */
 
 START_TEST(record_text_and_collapsed)
@@ -315,6 +342,7 @@ Suite *suite_record_bin(void)
 	tcase_add_test(tc, record_replay_byte_for_byte);
 	tcase_add_test(tc, record_replay_missing_file_and_force);
 	tcase_add_test(tc, record_replay_directory_with_bad_file);
+	tcase_add_test(tc, record_replay_bad_name_sanitised);
 	tcase_add_test(tc, record_text_and_collapsed);
 	suite_add_tcase(s, tc);
 	return s;

@@ -25,6 +25,7 @@
 #include "tui/events.h"
 #include "tui/exit.h"
 #include "tui/output.h"
+#include "tui/safe.h"
 #include "tui/session.h"
 #include "tui/signals.h"
 
@@ -66,8 +67,7 @@ static void event(struct rec *r, const char *fmt, ...)
 /* One paragraph on stderr, prefixed with the program name. */
 static void say(struct rec *r, const char *text)
 {
-	fprintf(stderr, "%s: %s\n", r->o->prog, text);
-	fflush(stderr);
+	safe_say(r->o->prog, text);
 }
 
 static void fail(struct rec *r, const char *text)
@@ -381,8 +381,8 @@ static void loop(struct rec *r)
 
 static int usage_error(const struct opts *o, const char *text)
 {
-	fprintf(stderr, "%s record: %s\n(see '%s record --help')\n", o->prog,
-	        text, o->prog);
+	safe_sayf(NULL, "%s record: %s\n(see '%s record --help')", o->prog,
+	          text, o->prog);
 	return EXIT_USAGE;
 }
 

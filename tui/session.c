@@ -15,6 +15,7 @@
 #include "encode/pprof.h"
 #include "tui/events.h"
 #include "tui/exit.h"
+#include "tui/safe.h"
 #include "tui/signals.h"
 
 /* How often a launch is checked for readiness (docs/launch.md). */
@@ -33,9 +34,8 @@ static uint64_t now_ms(void)
 /* "PROG: text" (or "PROG record: text") on stderr. */
 static void say(const struct session *s, const char *text)
 {
-	fprintf(stderr, "%s%s%s: %s\n", s->so.prog, s->so.cmd ? " " : "",
-	        s->so.cmd ? s->so.cmd : "", text);
-	fflush(stderr);
+	safe_sayf(NULL, "%s%s%s: %s", s->so.prog, s->so.cmd ? " " : "",
+	          s->so.cmd ? s->so.cmd : "", text);
 }
 
 static void fail(const struct session *s, const char *text)
@@ -49,8 +49,8 @@ static int usage_error(const struct session *s, const char *text)
 	const char *sp = s->so.cmd ? " " : "",
 	           *cmd = s->so.cmd ? s->so.cmd : "";
 
-	fprintf(stderr, "%s%s%s: %s\n(see '%s%s%s --help')\n", s->so.prog, sp,
-	        cmd, text, s->so.prog, sp, cmd);
+	safe_sayf(NULL, "%s%s%s: %s\n(see '%s%s%s --help')", s->so.prog, sp,
+	          cmd, text, s->so.prog, sp, cmd);
 	return EXIT_USAGE;
 }
 
@@ -121,7 +121,7 @@ static int unknown_adapter(const struct session *s,
 		snprintf(text + used, sizeof(text) - used,
 		         "; did you mean \"%s\"?", near);
 	/* the seed's wording, the same for record and the viewer */
-	fprintf(stderr, "%s: %s\n", s->so.prog, text);
+	safe_say(s->so.prog, text);
 	return EXIT_USAGE;
 }
 
@@ -141,21 +141,21 @@ static int nothing_to_attach(const struct session *s,
 		    s->so.prog);
 		return usage_error(s, text);
 	}
-	fprintf(
-	    stderr,
-	    "%s%s%s: no adapter given, and none to attach to by default; what works:\n",
+	safe_sayf(
+	    NULL,
+	    "%s%s%s: no adapter given, and none to attach to by default; what works:",
 	    s->so.prog, sp, cmd);
 	for (const char *const *h = reg->hints; *h; h++) {
 		const char *at = strstr(*h, "PROG");
 
 		if (at)
-			fprintf(stderr, "  %.*s%s%s%s%s\n", (int)(at - *h), *h,
-			        s->so.prog, sp, cmd, at + 4);
+			safe_sayf(NULL, "  %.*s%s%s%s%s", (int)(at - *h), *h,
+			          s->so.prog, sp, cmd, at + 4);
 		else
-			fprintf(stderr, "  %s\n", *h);
+			safe_sayf(NULL, "  %s", *h);
 	}
-	fprintf(stderr, "(see '%s adapters' and '%s%s%s --help')\n", s->so.prog,
-	        s->so.prog, sp, cmd);
+	safe_sayf(NULL, "(see '%s adapters' and '%s%s%s --help')", s->so.prog,
+	          s->so.prog, sp, cmd);
 	return EXIT_USAGE;
 }
 
