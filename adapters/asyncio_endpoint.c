@@ -172,10 +172,14 @@ enum status asyncio_endpoint_parse(const char *spec,
 	}
 	ep->uid = euid;
 	/* the agent's rules (docs/asyncio-protocol.md §1), in its own
-	 * environment: ASYNCTOP_SOCKET, then $XDG_RUNTIME_DIR/asynctop (or
+	 * environment: ASYNCTOP_SOCKET, then $ASYNCTOP_SOCKET_DIR (set for a
+	 * launched program), then $XDG_RUNTIME_DIR/asynctop (or
 	 * /run/user/UID/asynctop), then /tmp/asynctop-UID */
 	if (proc_env(pid, "ASYNCTOP_SOCKET", xdg, sizeof(xdg)) && xdg[0] == '/')
 		memcpy(ep->path[ep->npaths++], xdg, sizeof(xdg));
+	if (proc_env(pid, "ASYNCTOP_SOCKET_DIR", xdg, sizeof(xdg)) &&
+	    xdg[0] == '/')
+		(void)add_path(ep, xdg, pid);
 	if (proc_env(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg)) && xdg[0] == '/')
 		snprintf(dir, sizeof(dir), "%s/asynctop", xdg);
 	else

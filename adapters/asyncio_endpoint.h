@@ -12,7 +12,7 @@
 #include "model/status.h"
 
 #define ASYNCIO_PATH_MAX   108 /* sun_path, NUL included */
-#define ASYNCIO_CANDIDATES 4
+#define ASYNCIO_CANDIDATES 5
 
 /* A resolved endpoint: the socket paths to try in order, and the pid the
  * peer must have (0 for an explicit path). */
@@ -34,10 +34,11 @@ struct asyncio_agent {
 
 /* Parses -e: a string of digits is a pid, resolved through /proc (its
  * effective uid; then, from its environment, ASYNCTOP_SOCKET, then
- * $XDG_RUNTIME_DIR/asynctop or /run/user/UID/asynctop, then
- * /tmp/asynctop-UID); anything else is a socket path.  STATUS_INVAL for an
- * empty, overlong or zero spec; STATUS_UNREACHABLE when the pid names no
- * process (err gets a one-line reason).  Reads /proc; does not block otherwise.
+ * $ASYNCTOP_SOCKET_DIR (a launched program's), then $XDG_RUNTIME_DIR/asynctop
+ * or /run/user/UID/asynctop, then /tmp/asynctop-UID); anything else is a socket
+ * path.  STATUS_INVAL for an empty, overlong or zero spec; STATUS_UNREACHABLE
+ * when the pid names no process (err gets a one-line reason).  Reads /proc;
+ * does not block otherwise.
  */
 enum status asyncio_endpoint_parse(const char *spec,
                                    struct asyncio_endpoint *ep, char *err,
