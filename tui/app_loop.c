@@ -137,8 +137,9 @@ static void take_signals(struct run *r)
 				react(r, APP_SUSPEND);
 				break;
 			case SIGCONT:
-				term_resize(&r->t);
+				term_resume(&r->t);
 				r->dirty = r->repaint = true;
+				events_emit(r->app.o.events, "continued");
 				break;
 			case SIGCHLD:
 				check_child(r);
