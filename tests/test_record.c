@@ -3,6 +3,8 @@
  * statuses of the toy's failures, and SIGINT synchronised on the test
  * event channel (never on sleeps).  The real binary: test_record_bin.c. */
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "adapters/asynctop.h"
+#include "encode/out.h"
 #include "encode/pprof.h"
 #include "model/buf.h"
 #include "model/window.h"
@@ -199,6 +202,49 @@ START_TEST(record_explanation_sanitised)
 }
 END_TEST
 
+/* The entries of r's directory, "." and ".." aside. */
+static int entries(const struct rt_run *r)
+{
+	DIR *d = opendir(r->dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* An unwritable output directory fails before the source is opened: the
+ * toy would say it is unreachable (exit 3) were it ever asked.  Faults are
+ * injected (CI runs as root), inherited by the forked child. */
+START_TEST(record_unwritable_output_found_first)
+{
+	const char *named[] = { "toytop", "record", "-w",      "0.1", "-n",
+		                "0",      "-o",     "u.pb.gz", NULL };
+	const int errs[] = { EROFS, EACCES };
+	struct rt_run r;
+
+	for (size_t i = 0; i < 2; i++) {
+		struct out_faults f = { .create_errno = errs[i] };
+
+		rt_init(&r);
+		out_file_set_faults(&f);
+		rt_start_main(&r, named, TOY_UNREACHABLE, NULL);
+		out_file_set_faults(NULL);
+		tu_run_wait(&r.p);
+		ck_assert_msg(r.p.code == 1, "exit %d: %s", r.p.code,
+		              r.p.err.data);
+		ASSERT_ERR_HAS(&r, "u-0001.pb.gz: cannot create a file in");
+		ASSERT_ERR_HAS(&r, strerror(errs[i]));
+		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
+		ck_assert_int_eq(entries(&r), 0);
+		rt_fini(&r);
+	}
+}
+END_TEST
+
 /* Lost after data: the saved window stays, the status is 1, not 3. */
 START_TEST(record_exit_1_lost_after_data)
 {
@@ -366,6 +412,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, record_exit_3_unreachable);
 	tcase_add_test(tc, record_exit_1_lost_after_data);
 	tcase_add_test(tc, record_explanation_sanitised);
+	tcase_add_test(tc, record_unwritable_output_found_first);
 	tcase_add_test(tc, record_exit_2_two_endpoints);
 	tcase_add_test(tc, record_sigint_saves_complete_windows);
 	tcase_add_test(tc, record_second_sigint_abandons_hung_source);

@@ -91,7 +91,26 @@ enum status output_check(const char *output, bool numbered, bool force,
 		         path);
 		return STATUS_EXISTS;
 	}
-	return STATUS_OK;
+	return output_probe(path, msg, size);
+}
+
+enum status output_probe(const char *path, char *msg, size_t size)
+{
+	char err[1024];
+	struct out *o = NULL;
+	enum status st;
+
+	/* the file sink's own first step, undone: its temporary file is
+	 * created in path's directory and removed (a read-only file system,
+	 * an immutable directory, EACCES), nothing is published */
+	err[0] = '\0';
+	st = out_file_new(path, OUT_FILE_FORCE, &o, err, sizeof(err));
+	out_free(o);
+	if (st != STATUS_OK && err[0])
+		snprintf(msg, size, "%s", err);
+	else if (st != STATUS_OK)
+		snprintf(msg, size, "%s: %s", path, status_str(st));
+	return st;
 }
 
 enum status output_encode(const struct model *m, const struct window *win,

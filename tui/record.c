@@ -441,8 +441,19 @@ static int check_output(struct rec *r)
 {
 	char msg[8448];
 
-	if (r->auto_name)
-		return 0;
+	if (r->auto_name) {
+		char text[8600];
+
+		/* named per window later, in the working directory */
+		if (output_probe("./asynctop-probe", msg, sizeof(msg)) ==
+		    STATUS_OK)
+			return 0;
+		snprintf(text, sizeof(text),
+		         "cannot save windows in the working directory: %s",
+		         msg);
+		fail(r, text);
+		return EXIT_ERROR;
+	}
 	if (output_check(r->output, r->numbered, r->o->force, msg,
 	                 sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);
