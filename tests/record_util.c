@@ -45,7 +45,7 @@ static enum asynctop_result toy_produce(void *user, struct asynctop_window *w)
 		                        "run \033[31mthis\233K\n\r\b ok");
 		return ASYNCTOP_UNREACHABLE;
 	}
-	if (t->mode == TOY_HANG_2ND && call >= 2)
+	if ((t->mode == TOY_HANG_2ND && call >= 2) || t->mode == TOY_HANG_1ST)
 		for (;;)
 			pause(); /* the worker blocks every signal */
 	asynctop_window_wait(w);

@@ -245,6 +245,23 @@ START_TEST(record_unwritable_output_found_first)
 }
 END_TEST
 
+/* A producer hung before any data is as unreachable as one that says so:
+ * exit 3, not 1, once it is abandoned after the grace. */
+START_TEST(record_exit_3_hung_before_data)
+{
+	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
+		               "1",      "-o",     "h.pb.gz", NULL };
+	struct rt_run r;
+
+	rt_init(&r);
+	rt_run_main(&r, argv, TOY_HANG_1ST);
+	ck_assert_msg(r.p.code == 3, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_ERR_HAS(&r, "the toy source at sim://t timed out");
+	ck_assert(!rt_exists(&r, "h.pb.gz"));
+	rt_fini(&r);
+}
+END_TEST
+
 /* Lost after data: the saved window stays, the status is 1, not 3. */
 START_TEST(record_exit_1_lost_after_data)
 {
@@ -413,6 +430,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, record_exit_1_lost_after_data);
 	tcase_add_test(tc, record_explanation_sanitised);
 	tcase_add_test(tc, record_unwritable_output_found_first);
+	tcase_add_test(tc, record_exit_3_hung_before_data);
 	tcase_add_test(tc, record_exit_2_two_endpoints);
 	tcase_add_test(tc, record_sigint_saves_complete_windows);
 	tcase_add_test(tc, record_second_sigint_abandons_hung_source);

@@ -395,19 +395,22 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	struct worker_opts wo;
 	struct app_opts ao;
 	struct stat sb;
-	int code;
+	int code, bad;
 	enum status st;
 
 	code = session_resolve(&r->ss, o, reg, &so);
 	if (code)
 		return code;
 	ops = r->ss.ops;
-	if (stat(o->save_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+	bad = stat(o->save_dir, &sb) != 0 ? errno : 0;
+	if (bad || !S_ISDIR(sb.st_mode)) {
 		char text[2048];
 
-		snprintf(text, sizeof(text),
-		         "-d %s: not a directory (saves go there)",
-		         o->save_dir);
+		snprintf(text, sizeof(text), "-d %s: %s (saves go there)",
+		         o->save_dir,
+		         bad == ENOENT ? "no such directory"
+		         : bad         ? strerror(bad)
+		                       : "not a directory");
 		return usage_error(o, text);
 	}
 	if (!r->dump) {

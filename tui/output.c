@@ -84,6 +84,15 @@ enum status output_check(const char *output, bool numbered, bool force,
 			return STATUS_IO;
 		}
 	}
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		/* --force would not help: a device, a FIFO or a directory is
+		 * never replaced */
+		snprintf(
+		    msg, size,
+		    "%s is not a regular file: windows are saved to files only (for a device or a pipe, use -o - and redirect standard output)",
+		    path);
+		return STATUS_IO;
+	}
 	if (!force && lstat(path, &sb) == 0) {
 		snprintf(msg, size,
 		         "%s already exists; use --force to replace it, or "

@@ -355,7 +355,9 @@ static void loop(struct rec *r)
 
 		if (timeout == 0) {
 			session_give_up(&r->ss);
-			r->error = true;
+			/* hung before any data: still unreachable (exit 3) */
+			if (!r->unreachable)
+				r->error = true;
 			break;
 		}
 		if (held >= 0 && (timeout < 0 || held < timeout))
