@@ -669,8 +669,8 @@ static void state_text(const struct app *a, char *dst, size_t size)
 		snprintf(dst, size, "%s", st);
 }
 
-/* No window is running: a retry is not due yet (whatever the error was),
- * or a source that became unreachable is not connected again. */
+/* No window runs: a retry is not due yet, or an unreachable source is not
+ * connected again. */
 static bool not_collecting(const struct app *a)
 {
 	if (a->have_state && a->state == SOURCE_RETRYING)
@@ -738,17 +738,15 @@ enum status app_render(struct app *a, struct screen *s)
 		         n == 1 ? "" : "s");
 		in.line2 = line2;
 	} else if (!a->done && not_collecting(a)) {
-		/* no window is running while the source is retried */
 		snprintf(line2, sizeof(line2),
 		         "not collecting: waiting for the source");
 		in.line2 = line2;
 	} else if (!a->done) {
 		/* after a retry, the window started when it was due */
-		uint64_t from = a->since_ns;
+		uint64_t from = a->since_ns, due = a->retry_at_ns;
 
-		if (a->have_state && a->state == SOURCE_RETRYING &&
-		    a->retry_at_ns > from)
-			from = a->retry_at_ns;
+		if (a->have_state && a->state == SOURCE_RETRYING && due > from)
+			from = due;
 		in.collecting = true;
 		in.window_ns = a->o.window_ns;
 		in.progress_ns = a->now_ns > from ? a->now_ns - from : 0;
