@@ -150,6 +150,7 @@ static enum status attach(struct adapter *a, struct collect *c,
                           struct failure *f)
 {
 	struct aio *p = a->priv;
+	const char *remedy = NULL;
 	enum status st;
 
 	state(p, c, SOURCE_CONNECTING);
@@ -159,12 +160,12 @@ static enum status attach(struct adapter *a, struct collect *c,
 	collect_hold(c, u64_add_sat(collect_now(), a->cfg.connect_timeout_ns));
 	st = asyncio_endpoint_connect(&p->ep, a->cfg.connect_timeout_ns,
 	                              collect_stop_fd(c), &p->fd, p->err,
-	                              sizeof(p->err));
+	                              sizeof(p->err), &remedy);
 	if (st == STATUS_STOPPED)
 		return st;
 	if (st == STATUS_UNREACHABLE)
-		return aio_failf(f, st, aio_remedy_optin, NULL,
-		                 "no agent answers: %s", p->err);
+		return aio_failf(f, st, remedy ? remedy : aio_remedy_optin,
+		                 NULL, "no agent answers: %s", p->err);
 	if (st == STATUS_TIMEOUT)
 		return aio_failf(f, st, aio_remedy_slow, NULL, "%s", p->err);
 	if (st != STATUS_OK)
@@ -342,7 +343,7 @@ static enum status aio_collect(struct adapter *a, struct collect *c)
 		if (e.flags & END_FINAL) {
 			aio_reset(p);
 			aio_failf(
-			    &f, STATUS_UNREACHABLE, aio_remedy_optin, NULL,
+			    &f, STATUS_UNREACHABLE, aio_remedy_gone, NULL,
 			    "the application exited as the reader attached");
 			return give_up(a, c, &f);
 		}

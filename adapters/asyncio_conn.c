@@ -41,9 +41,13 @@ const char aio_remedy_optin[] =
     "asynctop_agent.start()` (adapters/asyncio on PYTHONPATH); the "
     "process may also have exited";
 
+/* no promise to retry: whether asynctop retries is the front end's to say
+ * (record stops) */
 const char aio_remedy_slow[] =
-    "the event loop's process may be stopped, or a long step or a C "
-    "extension may hold the GIL; asynctop keeps retrying";
+    "the event loop's process may be stopped, or a long step or a C extension may hold the GIL";
+
+const char aio_remedy_gone[] =
+    "the application had opted in: its process may have ended (killed, perhaps with SIGKILL, or crashed), or stopped its agent";
 
 /* ---- socket I/O ---------------------------------------------------------- */
 
@@ -197,7 +201,7 @@ enum status aio_send_frame(struct aio *p, uint16_t type, const void *body,
 		                 "the agent did not take a request within %gs",
 		                 (double)(deadline - collect_now() + 0) / 1e9);
 	if (st != STATUS_OK)
-		return aio_failf(f, STATUS_UNREACHABLE, aio_remedy_optin,
+		return aio_failf(f, STATUS_UNREACHABLE, aio_remedy_gone,
 		                 "agent connection lost",
 		                 "the agent closed the connection (%s)",
 		                 st == STATUS_EOF ? "broken pipe"
@@ -218,7 +222,7 @@ enum status aio_read_frame(struct aio *p, uint64_t deadline,
 
 	if (st == STATUS_EOF && got == 0)
 		return aio_failf(
-		    f, STATUS_UNREACHABLE, aio_remedy_optin,
+		    f, STATUS_UNREACHABLE, aio_remedy_gone,
 		    "agent connection lost",
 		    "the agent closed the connection without a final "
 		    "snapshot (the process may have been killed)");

@@ -172,10 +172,14 @@ enum status asyncio_endpoint_parse(const char *spec,
 	}
 	ep->uid = euid;
 	/* the agent's rules (docs/asyncio-protocol.md §1), in its own
-	 * environment: ASYNCTOP_SOCKET, then $XDG_RUNTIME_DIR/asynctop (or
+	 * environment: ASYNCTOP_SOCKET, then $ASYNCTOP_SOCKET_DIR (set for a
+	 * launched program), then $XDG_RUNTIME_DIR/asynctop (or
 	 * /run/user/UID/asynctop), then /tmp/asynctop-UID */
 	if (proc_env(pid, "ASYNCTOP_SOCKET", xdg, sizeof(xdg)) && xdg[0] == '/')
 		memcpy(ep->path[ep->npaths++], xdg, sizeof(xdg));
+	if (proc_env(pid, "ASYNCTOP_SOCKET_DIR", xdg, sizeof(xdg)) &&
+	    xdg[0] == '/')
+		(void)add_path(ep, xdg, pid);
 	if (proc_env(pid, "XDG_RUNTIME_DIR", xdg, sizeof(xdg)) && xdg[0] == '/')
 		snprintf(dir, sizeof(dir), "%s/asynctop", xdg);
 	else
@@ -571,16 +575,35 @@ static enum status connect_one(const char *path, uint64_t deadline, int stop_fd,
 	}
 }
 
+const char *asyncio_endpoint_remedy(int e)
+{
+	if (e == EACCES || e == EPERM)
+		return "the agent's socket is not ours to connect to: an agent serves its own user only; run asynctop as the application's user (or as root)";
+	if (e == ECONNREFUSED)
+		return "the socket was left by a process that ended without closing it (killed with SIGKILL, or crashed): start the application again";
+	return NULL;
+}
+
+/* How much a connect(2) failure tells: denied, then refused, then none. */
+static int telling(int e)
+{
+	return e == EACCES || e == EPERM ? 2 : e == ECONNREFUSED ? 1 : 0;
+}
+
 enum status asyncio_endpoint_connect(const struct asyncio_endpoint *ep,
                                      uint64_t timeout_ns, int stop_fd, int *fd,
-                                     char *err, size_t errsz)
+                                     char *err, size_t errsz,
+                                     const char **remedy)
 {
 	uint64_t deadline = u64_add_sat(mono_now(), timeout_ns);
 	size_t i, used = 0;
 	enum status st = STATUS_UNREACHABLE;
+	int best = 0;
 
 	*fd = -1;
 	err[0] = '\0';
+	if (remedy)
+		*remedy = NULL;
 	for (i = 0; i < ep->npaths; i++) {
 		int e = 0, w;
 
@@ -595,14 +618,19 @@ enum status asyncio_endpoint_connect(const struct asyncio_endpoint *ep,
 		}
 		if (st == STATUS_STOPPED)
 			return st;
+		if (telling(e) > telling(best))
+			best = e;
 		w = snprintf(err + used, errsz - used, "%s%s: %s",
 		             used ? "; " : "", ep->path[i], strerror(e));
 		used = w < 0 ? used : size_min(used + (size_t)w, errsz - 1);
 		if (st != STATUS_UNREACHABLE)
 			return st;
 	}
-	if (st != STATUS_OK)
+	if (st != STATUS_OK) {
+		if (remedy)
+			*remedy = asyncio_endpoint_remedy(best);
 		return st;
+	}
 	if (ep->pid) {
 		struct ucred cr;
 		socklen_t len = sizeof(cr);

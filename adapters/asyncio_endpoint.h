@@ -12,7 +12,7 @@
 #include "model/status.h"
 
 #define ASYNCIO_PATH_MAX   108 /* sun_path, NUL included */
-#define ASYNCIO_CANDIDATES 4
+#define ASYNCIO_CANDIDATES 5
 
 /* A resolved endpoint: the socket paths to try in order, and the pid the
  * peer must have (0 for an explicit path). */
@@ -34,10 +34,11 @@ struct asyncio_agent {
 
 /* Parses -e: a string of digits is a pid, resolved through /proc (its
  * effective uid; then, from its environment, ASYNCTOP_SOCKET, then
- * $XDG_RUNTIME_DIR/asynctop or /run/user/UID/asynctop, then
- * /tmp/asynctop-UID); anything else is a socket path.  STATUS_INVAL for an
- * empty, overlong or zero spec; STATUS_UNREACHABLE when the pid names no
- * process (err gets a one-line reason).  Reads /proc; does not block otherwise.
+ * $ASYNCTOP_SOCKET_DIR (a launched program's), then $XDG_RUNTIME_DIR/asynctop
+ * or /run/user/UID/asynctop, then /tmp/asynctop-UID); anything else is a socket
+ * path.  STATUS_INVAL for an empty, overlong or zero spec; STATUS_UNREACHABLE
+ * when the pid names no process (err gets a one-line reason).  Reads /proc;
+ * does not block otherwise.
  */
 enum status asyncio_endpoint_parse(const char *spec,
                                    struct asyncio_endpoint *ep, char *err,
@@ -80,10 +81,18 @@ void asyncio_endpoint_format_list(const struct asyncio_agent *a, size_t n,
  * STATUS_UNREACHABLE when no socket exists or the connection is refused
  * (err says which paths were tried and why), STATUS_TIMEOUT,
  * STATUS_STOPPED, STATUS_IO for other failures (a wrong peer pid).
- * Blocks up to timeout_ns. */
+ * On STATUS_UNREACHABLE *remedy (may be NULL) is what fits the most telling
+ * candidate's failure (asyncio_endpoint_remedy).  Blocks up to timeout_ns. */
 enum status asyncio_endpoint_connect(const struct asyncio_endpoint *ep,
                                      uint64_t timeout_ns, int stop_fd, int *fd,
-                                     char *err, size_t errsz) MUST_CHECK;
+                                     char *err, size_t errsz,
+                                     const char **remedy) MUST_CHECK;
+
+/* What to do when connect(2) to an agent's socket failed with e: for
+ * EACCES or EPERM (another user's agent), for ECONNREFUSED (a socket left
+ * by a process that ended without closing it, as under kill -9); NULL
+ * otherwise (no socket: the application may not have opted in). */
+const char *asyncio_endpoint_remedy(int e);
 
 /* The process start time of pid in clock ticks after boot (/proc/PID/stat
  * field 22), for detecting pid reuse; STATUS_IO when it cannot be read. */

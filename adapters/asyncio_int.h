@@ -140,6 +140,7 @@ struct end {
 /* Operator remedies shared by the connection and the ops. */
 extern const char aio_remedy_optin[];
 extern const char aio_remedy_slow[];
+extern const char aio_remedy_gone[]; /* a connected agent went away */
 
 /* ---- the id map (asyncio_tables.c) ---- */
 

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapters/asyncio_endpoint.h"
+
 #ifndef ASYNCTOP_PREFIX
 #define ASYNCTOP_PREFIX "/usr/local"
 #endif
@@ -114,6 +116,11 @@ enum status asyncio_launch_prepare(const struct adapter_ops *ops,
 	st = launch_plan_setenv(plan, "PYTHONPATH", pypath);
 	if (st == STATUS_OK)
 		st = launch_plan_setenv(plan, "ASYNCTOP_RENDEZVOUS", rv);
+	/* the agents' sockets in the private directory, where nobody can plant
+	 * a directory to deny them; a socket path must fit sun_path */
+	if (st == STATUS_OK &&
+	    strlen(plan->dir) + sizeof("/4194304.sock") <= ASYNCIO_PATH_MAX)
+		st = launch_plan_setenv(plan, "ASYNCTOP_SOCKET_DIR", plan->dir);
 	err->st = st;
 	return st;
 }

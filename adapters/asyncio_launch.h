@@ -19,7 +19,9 @@ enum status asyncio_agent_dir(char *dst, size_t size, char *err,
                               size_t errsz) MUST_CHECK;
 
 /* launch_prepare: PYTHONPATH (the launcher's sitecustomize, the agent, then
- * the program's own PYTHONPATH) and ASYNCTOP_RENDEZVOUS (plan->dir/announce);
+ * the program's own PYTHONPATH), ASYNCTOP_RENDEZVOUS (plan->dir/announce)
+ * and ASYNCTOP_SOCKET_DIR (plan->dir, where the agents' sockets go, when
+ * a socket's path there fits sun_path);
  * STATUS_INVAL when the agent cannot be found. */
 enum status asyncio_launch_prepare(const struct adapter_ops *ops,
                                    struct launch_plan *plan,

@@ -40,7 +40,12 @@ static enum asynctop_result toy_produce(void *user, struct asynctop_window *w)
 		                        "is the toy runtime running?");
 		return ASYNCTOP_UNREACHABLE;
 	}
-	if (t->mode == TOY_HANG_2ND && call >= 2)
+	if (t->mode == TOY_HOSTILE) {
+		asynctop_window_explain(w, "refused\033]0;owned\007\033[2J",
+		                        "run \033[31mthis\233K\n\r\b ok");
+		return ASYNCTOP_UNREACHABLE;
+	}
+	if ((t->mode == TOY_HANG_2ND && call >= 2) || t->mode == TOY_HANG_1ST)
 		for (;;)
 			pause(); /* the worker blocks every signal */
 	asynctop_window_wait(w);

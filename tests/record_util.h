@@ -21,6 +21,8 @@ enum toy_mode {
 	TOY_UNREACHABLE, /* never reachable */
 	TOY_LOST_2ND,    /* data, then unreachable from window 2 */
 	TOY_HANG_2ND,    /* data, then window 2 never returns */
+	TOY_HOSTILE,     /* never reachable, explained with escapes */
+	TOY_HANG_1ST,    /* window 1 never returns */
 };
 
 /* A temporary directory and the child run in it. */

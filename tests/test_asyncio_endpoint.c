@@ -200,6 +200,7 @@ START_TEST(endpoint_connect_rules)
 {
 	char dir[64], path[ASYNCIO_PATH_MAX], err[512], want[600];
 	struct asyncio_endpoint ep;
+	const char *remedy = "unset";
 	int lfd, fd = -1;
 
 	tu_mkdtemp(dir, sizeof(dir));
@@ -212,28 +213,44 @@ START_TEST(endpoint_connect_rules)
 	ep.npaths = 2;
 	ep.pid = (long)getpid();
 	ck_assert_int_eq(asyncio_endpoint_connect(&ep, 2000000000u, -1, &fd,
-	                                          err, sizeof(err)),
+	                                          err, sizeof(err), NULL),
 	                 STATUS_OK);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	/* ...another is refused */
 	ep.pid = (long)getpid() + 1;
 	ck_assert_int_eq(asyncio_endpoint_connect(&ep, 2000000000u, -1, &fd,
-	                                          err, sizeof(err)),
+	                                          err, sizeof(err), NULL),
 	                 STATUS_IO);
 	ck_assert_int_eq(fd, -1);
 	snprintf(want, sizeof(want), "%s is served by pid %ld, not pid %ld",
 	         path, (long)getpid(), (long)getpid() + 1);
 	ck_assert_str_eq(err, want);
 	close(lfd);
-	/* a stale socket is refused, a missing one is missing */
+	/* a stale socket is refused, a missing one is missing; the remedy
+	 * is the stale one's (a process killed with SIGKILL), not "opt in" */
 	ep.pid = 0;
 	ck_assert_int_eq(asyncio_endpoint_connect(&ep, 2000000000u, -1, &fd,
-	                                          err, sizeof(err)),
+	                                          err, sizeof(err), &remedy),
 	                 STATUS_UNREACHABLE);
 	snprintf(want, sizeof(want), "%s/missing.sock: %s; %s: %s", dir,
 	         strerror(ENOENT), path, strerror(ECONNREFUSED));
 	ck_assert_str_eq(err, want);
+	ck_assert_ptr_nonnull(remedy);
+	ck_assert_str_eq(remedy, asyncio_endpoint_remedy(ECONNREFUSED));
+	ck_assert_ptr_nonnull(strstr(remedy, "ended without closing it"));
+	/* only a missing socket leaves the remedy to the caller */
+	ep.npaths = 1;
+	ck_assert_int_eq(asyncio_endpoint_connect(&ep, 2000000000u, -1, &fd,
+	                                          err, sizeof(err), &remedy),
+	                 STATUS_UNREACHABLE);
+	ck_assert_ptr_null(remedy);
+	/* another user's agent: run as that user, not "opt in" */
+	ck_assert_ptr_nonnull(strstr(asyncio_endpoint_remedy(EACCES),
+	                             "run asynctop as the "
+	                             "application's user"));
+	ck_assert_str_eq(asyncio_endpoint_remedy(EPERM),
+	                 asyncio_endpoint_remedy(EACCES));
 	unlink(path);
 	tu_rmtree(dir);
 }

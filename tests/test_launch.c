@@ -220,38 +220,56 @@ END_TEST
 
 START_TEST(launch_keep)
 {
-	char app[4200], want[4400], sock[700];
+	char app[4200], want[4400], sock[700], pidtext[32];
 	const char *cmd[] = { "python3", app, NULL };
 	const char *argv[] = { "asynctop", "record", "-w",   "1",      "-n",
 		               "1",        "-f",     "text", "--keep", "--",
 		               "python3",  app,      NULL };
-	struct stat sb;
+	const char *again[] = { "asynctop", "record", "-a", "asyncio", "-e",
+		                pidtext,    "-w",     "1",  "-n",      "1",
+		                "-f",       "text",   NULL };
+	struct buf first;
+	glob_t g;
 	struct lu_run r;
 	bool alive;
 	long pid;
-	int status;
+	int status, code;
 
 	(void)cmd;
 	if (!lu_can_run("launch_keep"))
 		return;
 	lu_data(app, sizeof(app), "app.py");
+	buf_init(&first);
 	lu_init(&r);
 	lu_run_bin(&r, argv, NULL);
+	code = r.p.code;
+	buf_add(&first, r.p.err.data, r.p.err.len);
+	lu_text(&first);
 	pid = lu_event_pid(&r, "announced");
 	ck_assert_int_gt(pid, 0);
-	/* still running, its agent still serving; ended here before the
+	/* still running, its agent still serving from the private directory,
+	 * which stays; attached again with -e PID; ended here before the
 	 * other checks, so a failure leaves nothing behind */
-	snprintf(sock, sizeof(sock), "%s/asynctop/%ld.sock", r.dir, pid);
-	alive = stat(sock, &sb) == 0 && S_ISSOCK(sb.st_mode);
+	snprintf(sock, sizeof(sock), "%s/asynctop-launch-*/%ld.sock", r.dir,
+	         pid);
+	alive = glob(sock, 0, NULL, &g) == 0 && g.gl_pathc == 1;
+	if (alive)
+		globfree(&g);
+	snprintf(pidtext, sizeof(pidtext), "%ld", pid);
+	lu_run_bin(&r, again, NULL);
 	ck_assert_int_eq(kill((pid_t)pid, SIGKILL), 0);
 	status = lu_reap(pid);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	ck_assert_msg(alive, "no socket %s", sock);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
-	ck_assert_int_eq(lu_event_pid(&r, "ended"), 0);
+	ck_assert_msg(code == 0, "exit %d: %s", code, first.data);
+	ck_assert_msg(r.p.code == 0, "again: exit %d: %s", r.p.code,
+	              r.p.err.data);
+	snprintf(want, sizeof(want), "source: asyncio pid %ld", pid);
+	ck_assert_msg(strstr(r.p.out.data, want) != NULL, "%s", r.p.out.data);
 	snprintf(want, sizeof(want), "left python3 %s running as pid %ld", app,
 	         pid);
-	ck_assert_msg(strstr(r.p.err.data, want) != NULL, "%s", r.p.err.data);
+	ck_assert_msg(strstr(first.data, want) != NULL, "%s", first.data);
+	buf_fini(&first);
 	lu_fini(&r);
 }
 END_TEST
@@ -285,14 +303,28 @@ START_TEST(launch_usage)
 END_TEST
 
 /* record -a asyncio with no -e: a list and exit 2 when several agents live,
- * the only one otherwise (docs/design.md §8).  The agents are started with
- * --keep, so they run in this test's XDG_RUNTIME_DIR. */
+ * the only one otherwise.  The agents are started with --keep, their
+ * sockets in this test's XDG_RUNTIME_DIR (not in the launch directory,
+ * where no discovery looks). */
 START_TEST(launch_discover_without_endpoint)
 {
 	char app[4200], want[64];
-	const char *keep[] = { "asynctop", "record", "-w",   "1",      "-n",
-		               "1",        "-f",     "text", "--keep", "--",
-		               "python3",  app,      NULL };
+	const char *keep[] = { "asynctop",
+		               "record",
+		               "-w",
+		               "1",
+		               "-n",
+		               "1",
+		               "-f",
+		               "text",
+		               "--keep",
+		               "--",
+		               "env",
+		               "-u",
+		               "ASYNCTOP_SOCKET_DIR",
+		               "python3",
+		               app,
+		               NULL };
 	const char *find[] = { "asynctop", "record", "-a", "asyncio", "-w", "1",
 		               "-n",       "1",      "-f", "text",    NULL };
 	struct buf listed;

@@ -3,6 +3,8 @@
  * statuses of the toy's failures, and SIGINT synchronised on the test
  * event channel (never on sleeps).  The real binary: test_record_bin.c. */
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "adapters/asynctop.h"
+#include "encode/out.h"
 #include "encode/pprof.h"
 #include "model/buf.h"
 #include "model/window.h"
@@ -172,6 +175,89 @@ START_TEST(record_exit_3_unreachable)
 	                   "sim://far: connection refused\n"
 	                   "is the toy runtime running?\n");
 	ck_assert(!rt_exists(&r, "u-0001.pb.gz"));
+	rt_fini(&r);
+}
+END_TEST
+
+/* A producer's explanation is outside text: no escape reaches stderr. */
+START_TEST(record_explanation_sanitised)
+{
+	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
+		               "0",      "-o",     "h.pb.gz", NULL };
+	struct rt_run r;
+
+	rt_init(&r);
+	rt_run_main(&r, argv, TOY_HOSTILE);
+	ck_assert_int_eq(r.p.code, 3);
+	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
+	                  !memchr(r.p.err.data, 0x07, r.p.err.len) &&
+	                  !memchr(r.p.err.data, '\r', r.p.err.len) &&
+	                  !memchr(r.p.err.data, '\b', r.p.err.len),
+	              "a control byte reached stderr:\n%s", r.p.err.data);
+	ASSERT_ERR_HAS(&r, "refused\xEF\xBF\xBD]0;owned\xEF\xBF\xBD"
+	                   "\xEF\xBF\xBD[2J");
+	ASSERT_ERR_HAS(&r, "run \xEF\xBF\xBD[31mthis\xEF\xBF\xBDK\n"
+	                   "\xEF\xBF\xBD\xEF\xBF\xBD ok\n");
+	rt_fini(&r);
+}
+END_TEST
+
+/* The entries of r's directory, "." and ".." aside. */
+static int entries(const struct rt_run *r)
+{
+	DIR *d = opendir(r->dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* An unwritable output directory fails before the source is opened: the
+ * toy would say it is unreachable (exit 3) were it ever asked.  Faults are
+ * injected (CI runs as root), inherited by the forked child. */
+START_TEST(record_unwritable_output_found_first)
+{
+	const char *named[] = { "toytop", "record", "-w",      "0.1", "-n",
+		                "0",      "-o",     "u.pb.gz", NULL };
+	const int errs[] = { EROFS, EACCES };
+	struct rt_run r;
+
+	for (size_t i = 0; i < 2; i++) {
+		struct out_faults f = { .create_errno = errs[i] };
+
+		rt_init(&r);
+		out_file_set_faults(&f);
+		rt_start_main(&r, named, TOY_UNREACHABLE, NULL);
+		out_file_set_faults(NULL);
+		tu_run_wait(&r.p);
+		ck_assert_msg(r.p.code == 1, "exit %d: %s", r.p.code,
+		              r.p.err.data);
+		ASSERT_ERR_HAS(&r, "u-0001.pb.gz: cannot create a file in");
+		ASSERT_ERR_HAS(&r, strerror(errs[i]));
+		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
+		ck_assert_int_eq(entries(&r), 0);
+		rt_fini(&r);
+	}
+}
+END_TEST
+
+/* A producer hung before any data is as unreachable as one that says so:
+ * exit 3, not 1, once it is abandoned after the grace. */
+START_TEST(record_exit_3_hung_before_data)
+{
+	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
+		               "1",      "-o",     "h.pb.gz", NULL };
+	struct rt_run r;
+
+	rt_init(&r);
+	rt_run_main(&r, argv, TOY_HANG_1ST);
+	ck_assert_msg(r.p.code == 3, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_ERR_HAS(&r, "the toy source at sim://t timed out");
+	ck_assert(!rt_exists(&r, "h.pb.gz"));
 	rt_fini(&r);
 }
 END_TEST
@@ -342,6 +428,9 @@ Suite *suite_record(void)
 	tcase_add_test(tc, record_exit_4_no_data);
 	tcase_add_test(tc, record_exit_3_unreachable);
 	tcase_add_test(tc, record_exit_1_lost_after_data);
+	tcase_add_test(tc, record_explanation_sanitised);
+	tcase_add_test(tc, record_unwritable_output_found_first);
+	tcase_add_test(tc, record_exit_3_hung_before_data);
 	tcase_add_test(tc, record_exit_2_two_endpoints);
 	tcase_add_test(tc, record_sigint_saves_complete_windows);
 	tcase_add_test(tc, record_second_sigint_abandons_hung_source);

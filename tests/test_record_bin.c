@@ -1,14 +1,18 @@
 /* `asynctop record` as the real binary ($ASYNCTOP_BIN) run as a child
  * (tests/record_util.h): usage errors, replay byte for byte, a missing
- * file and --force, a directory with a bad file, text and collapsed. */
+ * file and --force, a directory with a bad file, outside text on stderr
+ * (file names, an agent's error), text and collapsed. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapters/asyncio.h"
+#include "adapters/wire.h"
 #include "encode/gzip.h"
 #include "model/buf.h"
+#include "tests/fake_agent.h"
 #include "tests/record_util.h"
 #include "tests/util.h"
 
@@ -261,6 +265,67 @@ START_TEST(record_replay_directory_with_bad_file)
 }
 END_TEST
 
+/* A file's name is outside text: its escapes never reach stderr. */
+START_TEST(record_replay_bad_name_sanitised)
+{
+	const char *argv[] = { "asynctop", "record", "-a",      "replay", "-e",
+		               "in",       "-o",     "r.pb.gz", NULL };
+	char p[640];
+	struct rt_run r;
+
+	SKIP_WITHOUT_BIN("record_replay_bad_name_sanitised");
+	rt_init(&r);
+	rt_path(p, sizeof(p), &r, "in");
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	rt_make_saved(&r, "in/a.pb.gz");
+	rt_path(p, sizeof(p), &r, "in/\033]0;x\007\033[2Jbad.pb.gz");
+	ck_assert_int_eq(tu_write_file(p, "\x1f\x8b\x08\x00garbage", 12),
+	                 STATUS_OK);
+	rt_run_bin(&r, argv);
+	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_ERR_HAS(&r,
+	               "\xEF\xBF\xBD]0;x\xEF\xBF\xBD\xEF\xBF\xBD[2Jbad.pb.gz");
+	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
+	                  !memchr(r.p.err.data, 0x07, r.p.err.len),
+	              "a control byte reached stderr:\n%s", r.p.err.data);
+	rt_fini(&r);
+}
+END_TEST
+
+/* An agent's ERROR text is outside text too (it may run as another user,
+ * root recording it). */
+START_TEST(record_agent_error_sanitised)
+{
+	const char *argv[] = { "asynctop", "record", "-a", "asyncio", "-e",
+		               NULL,       "-w",     "1",  "-n",      "1",
+		               "-f",       "text",   NULL };
+	struct agent g;
+	struct buf *b;
+	struct rt_run r;
+	size_t at;
+
+	SKIP_WITHOUT_BIN("record_agent_error_sanitised");
+	agent_init(&g);
+	b = agent_step(&g, AGENT_REPLY);
+	fr_begin(b, ASYNCIO_ERROR, 1, &at);
+	(void)wire_put_u32(b, 1);
+	(void)buf_adds(b, "uid\033]0;x\007 \033[2Jbad");
+	fr_end(b, at);
+	agent_start(&g);
+	argv[5] = g.path;
+	rt_init(&r);
+	rt_run_bin(&r, argv);
+	agent_fini(&g);
+	ck_assert_msg(r.p.code == 3, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_ERR_HAS(&r, "the agent refused this user: uid\xEF\xBF\xBD]0;x"
+	                   "\xEF\xBF\xBD \xEF\xBF\xBD[2Jbad");
+	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
+	                  !memchr(r.p.err.data, 0x07, r.p.err.len),
+	              "a control byte reached stderr:\n%s", r.p.err.data);
+	rt_fini(&r);
+}
+END_TEST
+
 /* ---- text and collapsed -------------------------------------------------- */
 
 START_TEST(record_text_and_collapsed)
@@ -323,6 +388,8 @@ Suite *suite_record_bin(void)
 	tcase_add_test(tc, record_replay_byte_for_byte);
 	tcase_add_test(tc, record_replay_missing_file_and_force);
 	tcase_add_test(tc, record_replay_directory_with_bad_file);
+	tcase_add_test(tc, record_replay_bad_name_sanitised);
+	tcase_add_test(tc, record_agent_error_sanitised);
 	tcase_add_test(tc, record_text_and_collapsed);
 	suite_add_tcase(s, tc);
 	return s;

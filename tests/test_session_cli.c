@@ -198,6 +198,49 @@ START_TEST(session_text_into_closed_pipe)
 }
 END_TEST
 
+/* Messages that said the wrong thing: a missing -d directory is missing,
+ * not "not a directory"; a device given to -o is not a file to --force. */
+START_TEST(session_messages_say_what_is_wrong)
+{
+	char file[4200], nodir[4200], tmp[512];
+	const char *view[] = { "asynctop", "-a", "replay", "-e",
+		               file,       "-d", nodir,    "--dump-screen",
+		               "80x24",    NULL };
+	const char *full[] = { "asynctop", "record",    "-a", "replay",
+		               "-e",       file,        "-f", "text",
+		               "-o",       "/dev/full", NULL };
+	const char *data = getenv("ASYNCTOP_TESTDATA");
+	struct tu_run r;
+
+	if (!bin() || !data) {
+		tu_skip(
+		    "session_messages_say_what_is_wrong",
+		    "ASYNCTOP_BIN or ASYNCTOP_TESTDATA is not set (run via make)");
+		return;
+	}
+	snprintf(file, sizeof(file), "%s/pprof_small.pb", data);
+	tu_mkdtemp(tmp, sizeof(tmp));
+	tu_run_init(&r);
+	snprintf(nodir, sizeof(nodir), "%s/nodir", tmp);
+	run(&r, view, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(&r, "/nodir: no such directory (saves go there)");
+	ERR_LACKS(&r, "not a directory");
+	/* a file where a directory should be */
+	snprintf(nodir, sizeof(nodir), "%s", file);
+	run(&r, view, NULL);
+	ck_assert_int_eq(r.code, 2);
+	ERR_HAS(&r, "pprof_small.pb: not a directory (saves go there)");
+	run(&r, full, NULL);
+	ck_assert_int_eq(r.code, 1);
+	ERR_HAS(&r, "/dev/full is not a regular file");
+	ERR_HAS(&r, "use -o - and redirect standard output");
+	ERR_LACKS(&r, "--force");
+	tu_run_fini(&r);
+	tu_rmtree(tmp);
+}
+END_TEST
+
 Suite *suite_session_cli(void);
 Suite *suite_session_cli(void)
 {
@@ -209,6 +252,7 @@ Suite *suite_session_cli(void)
 	tcase_add_test(tc, session_did_you_mean);
 	tcase_add_test(tc, session_term_dumb);
 	tcase_add_test(tc, session_text_into_closed_pipe);
+	tcase_add_test(tc, session_messages_say_what_is_wrong);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,7 @@
 #include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "adapters/asynctop.h"
@@ -361,7 +362,20 @@ START_TEST(e2e_no_color_and_resize)
 }
 END_TEST
 
-START_TEST(e2e_crash_restores)
+/* Mouse reporting, turned on when the viewer started, is off again at the
+ * end of what the terminal was sent. */
+static void assert_mouse_off(const char *out)
+{
+	const char *on = NULL, *p;
+
+	for (p = out; (p = strstr(p, "1000h")) != NULL; p++)
+		on = p;
+	ck_assert_msg(on != NULL, "mouse reporting was never turned on");
+	ck_assert_msg(on && strstr(on, "1000l") != NULL,
+	              "mouse reporting was left on");
+}
+
+static void crash_case(int sig)
 {
 	struct pty_run r;
 	int status;
@@ -369,11 +383,52 @@ START_TEST(e2e_crash_restores)
 	pty_start(&r, 0);
 	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
-	ck_assert_int_eq(kill(r.pid, SIGSEGV), 0);
+	ck_assert_int_eq(kill(r.pid, sig), 0);
 	status = pty_wait(&r);
 	/* killed by the signal re-raised; under ASan, its report's exit */
-	ck_assert((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) ||
+	ck_assert((WIFSIGNALED(status) && WTERMSIG(status) == sig) ||
 	          (WIFEXITED(status) && WEXITSTATUS(status) != 0));
+	assert_restored(&r);
+	assert_mouse_off(buf_cstr(&r.ev.out));
+	pty_end(&r);
+}
+
+START_TEST(e2e_crash_restores)
+{
+	crash_case(SIGSEGV);
+	crash_case(SIGABRT);
+	crash_case(SIGBUS);
+}
+END_TEST
+
+/* Stopped from outside (SIGSTOP, not ^Z), the shell puts its own modes
+ * back on the terminal; after SIGCONT the viewer is raw again: a key is
+ * answered without Enter. */
+START_TEST(e2e_sigstop_then_cont_raw_again)
+{
+	struct termios t;
+	struct pty_run r;
+	int status;
+
+	pty_start(&r, 0);
+	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	ck_assert_int_eq(kill(r.pid, SIGSTOP), 0);
+	ck_assert_int_eq(waitpid(r.pid, &status, WUNTRACED), r.pid);
+	ck_assert(WIFSTOPPED(status));
+	ck_assert_int_eq(tcgetattr(r.pty.slave, &t), 0);
+	t.c_lflag |= ICANON | ECHO;
+	ck_assert_int_eq(tcsetattr(r.pty.slave, TCSANOW, &t), 0);
+	ck_assert_int_eq(kill(r.pid, SIGCONT), 0);
+	TMUX_WAIT(&r.ev, "continued", WAIT_MS);
+	ck_assert_int_eq(tcgetattr(r.pty.slave, &t), 0);
+	ck_assert_msg(!(t.c_lflag & (ICANON | ECHO)),
+	              "the terminal stayed cooked after SIGCONT");
+	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
+	TMUX_WAIT(&r.ev, "action quit", KEY_MS);
+	status = pty_wait(&r);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
 	assert_restored(&r);
 	pty_end(&r);
 }
@@ -809,6 +864,7 @@ Suite *suite_viewer_e2e(void)
 	tcase_add_test(tc, e2e_ctrl_c_quits);
 	tcase_add_test(tc, e2e_stderr_captured_under_the_screen);
 	tcase_add_test(tc, e2e_crash_restores);
+	tcase_add_test(tc, e2e_sigstop_then_cont_raw_again);
 	tcase_add_test(tc, e2e_no_color_and_resize);
 	tcase_add_test(tc, e2e_tmux_replay_weighting_history_save);
 	tcase_add_test(tc, e2e_tmux_embed_example_gets_the_viewer);

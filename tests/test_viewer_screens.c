@@ -594,6 +594,54 @@ START_TEST(screens_replay_dump_binary)
 }
 END_TEST
 
+/* Line 2 of a's screen at 100 columns. */
+static void second_line(struct app *a, char *dst, size_t size)
+{
+	struct buf out;
+	const char *l2;
+
+	buf_init(&out);
+	ck_assert_int_eq(screen_dump(a, 100, 24, &out), STATUS_OK);
+	buf_cstr(&out);
+	l2 = strchr(out.data, '\n');
+	l2 = l2 ? l2 + 1 : "";
+	snprintf(dst, size, "%.*s", (int)strcspn(l2, "\n"), l2);
+	buf_fini(&out);
+}
+
+/* A failure that is retried (here malformed data, which is not
+ * "unreachable") stops the collecting until the retry is due: line 2 must
+ * not say "collecting" meanwhile. */
+START_TEST(screens_not_collecting_while_retrying)
+{
+	struct worker_msg err = { .kind = WORKER_ERROR, .index = 2 };
+	struct worker_msg retry = { .kind = WORKER_STATE,
+		                    .index = 2,
+		                    .state = SOURCE_RETRYING,
+		                    .retry_in_ns = 4 * SEC };
+	struct app a;
+	char line[512];
+
+	su_app(&a);
+	su_commit(&a, win1, ARRAY_SIZE(win1), T0);
+	err.err.st = STATUS_MALFORMED;
+	snprintf(err.err.detail, sizeof(err.err.detail), "a bad frame");
+	app_take(&a, &err);
+	app_take(&a, &retry);
+	app_set_now(&a, 1001 * SEC);
+	second_line(&a, line, sizeof(line));
+	ck_assert_msg(strstr(line, "not collecting: waiting for the source"),
+	              "%s", line);
+	/* due: the next window runs, counted from when it was due */
+	app_set_now(&a, 1006 * SEC);
+	second_line(&a, line, sizeof(line));
+	ck_assert_msg(strstr(line, "collecting") && !strstr(line, "not "), "%s",
+	              line);
+	ck_assert_msg(strstr(line, " 2.00s / 5.00s") != NULL, "%s", line);
+	app_fini(&a);
+}
+END_TEST
+
 /* A live source that never delivers ends --dump-screen at its first
  * failure, with status 3 and the screen saying why and when it retries:
  * a path nobody serves (unreachable), and a socket that accepts but never
@@ -659,6 +707,7 @@ Suite *suite_viewer_screens(void)
 	tcase_add_test(tc, screens_saved_status_clears);
 	tcase_add_test(tc, screens_replay_dump_binary);
 	tcase_add_test(tc, screens_dump_ends_at_first_failure);
+	tcase_add_test(tc, screens_not_collecting_while_retrying);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,6 +20,7 @@
 #include "tui/events.h"
 #include "tui/exit.h"
 #include "tui/record.h"
+#include "tui/safe.h"
 #include "tui/saver.h"
 #include "tui/screen_dump.h"
 #include "tui/session.h"
@@ -61,7 +62,7 @@ static uint64_t mono_ns(void)
 
 static int usage_error(const struct opts *o, const char *text)
 {
-	fprintf(stderr, "%s: %s\n(see '%s --help')\n", o->prog, text, o->prog);
+	safe_sayf(o->prog, "%s\n(see '%s --help')", text, o->prog);
 	return EXIT_USAGE;
 }
 
@@ -136,8 +137,9 @@ static void take_signals(struct run *r)
 				react(r, APP_SUSPEND);
 				break;
 			case SIGCONT:
-				term_resize(&r->t);
+				term_resume(&r->t);
 				r->dirty = r->repaint = true;
+				events_emit(r->app.o.events, "continued");
 				break;
 			case SIGCHLD:
 				check_child(r);
@@ -382,29 +384,32 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	struct worker_opts wo;
 	struct app_opts ao;
 	struct stat sb;
-	int code;
+	int code, bad;
 	enum status st;
 
 	code = session_resolve(&r->ss, o, reg, &so);
 	if (code)
 		return code;
 	ops = r->ss.ops;
-	if (stat(o->save_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+	bad = stat(o->save_dir, &sb) != 0 ? errno : 0;
+	if (bad || !S_ISDIR(sb.st_mode)) {
 		char text[2048];
 
-		snprintf(text, sizeof(text),
-		         "-d %s: not a directory (saves go there)",
-		         o->save_dir);
+		snprintf(text, sizeof(text), "-d %s: %s (saves go there)",
+		         o->save_dir,
+		         bad == ENOENT ? "no such directory"
+		         : bad         ? strerror(bad)
+		                       : "not a directory");
 		return usage_error(o, text);
 	}
 	if (!r->dump) {
 		char why[256];
 
 		if (term_check(why, sizeof(why)) != STATUS_OK) {
-			fprintf(
-			    stderr,
-			    "%s: %s; use '%s record' to save windows, or --dump-screen COLSxROWS to print the screen as text\n",
-			    o->prog, why, o->prog);
+			safe_sayf(
+			    o->prog,
+			    "%s; use '%s record' to save windows, or --dump-screen COLSxROWS to print the screen as text",
+			    why, o->prog);
 			return EXIT_USAGE;
 		}
 	}
@@ -427,13 +432,13 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	ao.replay = (ops->flags & ADAPTER_FINITE) != 0;
 	ao.events = events;
 	if (app_init(&r->app, &ao) != STATUS_OK) {
-		fprintf(stderr, "%s: %s\n", o->prog, status_str(STATUS_NOMEM));
+		safe_say(o->prog, status_str(STATUS_NOMEM));
 		return EXIT_ERROR;
 	}
 	st = saver_new(&r->saver);
 	if (st != STATUS_OK) {
-		fprintf(stderr, "%s: cannot start the saver: %s\n", o->prog,
-		        status_str(st));
+		safe_sayf(o->prog, "cannot start the saver: %s",
+		          status_str(st));
 		return EXIT_ERROR;
 	}
 	r->app.saver = r->saver;
@@ -449,10 +454,10 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 
 		setlocale(LC_CTYPE, "");
 		if (term_open(&r->t, err, sizeof(err)) != STATUS_OK) {
-			fprintf(
-			    stderr,
-			    "%s: %s\nThe live viewer needs a terminal; use '%s record' to save windows, or --dump-screen COLSxROWS.\n",
-			    o->prog, err, o->prog);
+			safe_sayf(
+			    o->prog,
+			    "%s\nThe live viewer needs a terminal; use '%s record' to save windows, or --dump-screen COLSxROWS.",
+			    err, o->prog);
 			return EXIT_ERROR;
 		}
 		r->app.flags = r->t.utf8 ? 0 : UTF8_ASCII;
@@ -469,8 +474,8 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	st = session_start(&r->ss, &wo);
 	if (st != STATUS_OK) {
 		screen_off(r);
-		fprintf(stderr, "%s: cannot start the source's worker: %s\n",
-		        o->prog, status_str(st));
+		safe_sayf(o->prog, "cannot start the source's worker: %s",
+		          status_str(st));
 		return EXIT_ERROR;
 	}
 	app_set_now(&r->app, r->dump ? 0 : mono_ns());
@@ -488,8 +493,7 @@ static void dump(struct run *r)
 	                (size_t)r->o->dump_rows, &out) != STATUS_OK ||
 	    fwrite(out.data ? out.data : "", 1, out.len, stdout) != out.len ||
 	    fflush(stdout) != 0) {
-		fprintf(stderr, "%s: cannot write the screen dump\n",
-		        r->o->prog);
+		safe_say(r->o->prog, "cannot write the screen dump");
 		r->code = EXIT_ERROR;
 	}
 	events_emit(r->app.o.events, "drawn");
@@ -508,11 +512,10 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 	r.dump = o->dump_cols != 0;
 	errcap_init(&r.ec);
 	if (o->notice[0])
-		fprintf(stderr, "%s: %s\n", o->prog, o->notice);
+		safe_say(o->prog, o->notice);
 	r.sigfd = signals_install();
 	if (r.sigfd < 0) {
-		fprintf(stderr, "%s: cannot install signal handlers\n",
-		        o->prog);
+		safe_say(o->prog, "cannot install signal handlers");
 		code = EXIT_ERROR;
 	} else {
 		code = start(&r, reg, events);

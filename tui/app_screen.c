@@ -131,6 +131,15 @@ static void mode_text(const struct app *a, char *dst, size_t size)
 	}
 }
 
+/* No window runs: a retry is not due yet, or an unreachable source is not
+ * connected again. */
+static bool not_collecting(const struct app *a)
+{
+	if (a->have_state && a->state == SOURCE_RETRYING)
+		return a->now_ns < a->retry_at_ns;
+	return a->error_bad && (!a->have_state || a->state != SOURCE_CONNECTED);
+}
+
 /* Line 2 and the progress of the window being collected. */
 static void progress(const struct app *a, struct render_in *in, char *line2,
                      size_t size)
@@ -141,16 +150,18 @@ static void progress(const struct app *a, struct render_in *in, char *line2,
 		snprintf(line2, size, "replay: %zu window%s kept", n,
 		         n == 1 ? "" : "s");
 		in->line2 = line2;
-	} else if (!a->done && a->error_bad &&
-	           (!a->have_state || a->state != SOURCE_CONNECTED)) {
-		/* no window is running while the source is retried */
+	} else if (!a->done && not_collecting(a)) {
 		snprintf(line2, size, "not collecting: waiting for the source");
 		in->line2 = line2;
 	} else if (!a->done) {
+		/* after a retry, the window started when it was due */
+		uint64_t from = a->since_ns, due = a->retry_at_ns;
+
+		if (a->have_state && a->state == SOURCE_RETRYING && due > from)
+			from = due;
 		in->collecting = true;
 		in->window_ns = a->o.window_ns;
-		in->progress_ns =
-		    a->now_ns > a->since_ns ? a->now_ns - a->since_ns : 0;
+		in->progress_ns = a->now_ns > from ? a->now_ns - from : 0;
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "tui/events.h"
 #include "tui/exit.h"
 #include "tui/record.h"
+#include "tui/safe.h"
 
 #ifndef ASYNCTOP_VERSION
 #define ASYNCTOP_VERSION "unknown"
@@ -259,19 +260,18 @@ static int run_parsed(struct opts *o, enum status st, const char *err,
 		const char *sub = o->cmd == CLI_RECORD ? " record" : "";
 
 		if (st == STATUS_NOMEM) {
-			fprintf(stderr, "%s: %s\n", o->prog, status_str(st));
+			safe_say(o->prog, status_str(st));
 			return EXIT_ERROR;
 		}
-		fprintf(stderr, "%s%s: %s\n(see '%s%s --help')\n", o->prog, sub,
-		        err, o->prog, sub);
+		safe_sayf(NULL, "%s%s: %s\n(see '%s%s --help')", o->prog, sub,
+		          err, o->prog, sub);
 		return EXIT_USAGE;
 	}
 	st = custom_registry_new(builtin_registry(), adapters, n, &cr, why,
 	                         sizeof(why));
 	if (st != STATUS_OK) {
-		fprintf(stderr,
-		        "%s: cannot offer the embedder's adapters: %s\n",
-		        o->prog, st == STATUS_NOMEM ? status_str(st) : why);
+		safe_sayf(o->prog, "cannot offer the embedder's adapters: %s",
+		          st == STATUS_NOMEM ? status_str(st) : why);
 		return EXIT_ERROR;
 	}
 	code = dispatch(o, custom_registry_get(cr), events, &abandoned);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tui/safe.h"
+
 void events_vemit(int fd, const char *fmt, va_list ap)
 {
 	char line[1024];
@@ -58,9 +60,7 @@ int events_open_channel(const char *prog)
 		    open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
-		fprintf(stderr,
-		        "%s: ASYNCTOP_TEST_EVENTS=%s: %s (no test "
-		        "events)\n",
-		        prog, path, strerror(errno));
+		safe_sayf(prog, "ASYNCTOP_TEST_EVENTS=%s: %s (no test events)",
+		          path, strerror(errno));
 	return fd;
 }

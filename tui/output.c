@@ -84,6 +84,15 @@ enum status output_check(const char *output, bool numbered, bool force,
 			return STATUS_IO;
 		}
 	}
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		/* --force would not help: a device, a FIFO or a directory is
+		 * never replaced */
+		snprintf(
+		    msg, size,
+		    "%s is not a regular file: windows are saved to files only (for a device or a pipe, use -o - and redirect standard output)",
+		    path);
+		return STATUS_IO;
+	}
 	if (!force && lstat(path, &sb) == 0) {
 		snprintf(msg, size,
 		         "%s already exists; use --force to replace it, or "
@@ -91,7 +100,26 @@ enum status output_check(const char *output, bool numbered, bool force,
 		         path);
 		return STATUS_EXISTS;
 	}
-	return STATUS_OK;
+	return output_probe(path, msg, size);
+}
+
+enum status output_probe(const char *path, char *msg, size_t size)
+{
+	char err[1024];
+	struct out *o = NULL;
+	enum status st;
+
+	/* the file sink's own first step, undone: its temporary file is
+	 * created in path's directory and removed (a read-only file system,
+	 * an immutable directory, EACCES), nothing is published */
+	err[0] = '\0';
+	st = out_file_new(path, OUT_FILE_FORCE, &o, err, sizeof(err));
+	out_free(o);
+	if (st != STATUS_OK && err[0])
+		snprintf(msg, size, "%s", err);
+	else if (st != STATUS_OK)
+		snprintf(msg, size, "%s: %s", path, status_str(st));
+	return st;
 }
 
 enum status output_encode(const struct model *m, const struct window *win,

@@ -23,12 +23,19 @@ enum status output_path(char *dst, size_t size, const char *path, bool numbered,
                         uint64_t k) MUST_CHECK;
 
 /* Checks that the first file of output (borrowed; "-" is standard output,
- * always fine) can be written: its directory exists and, unless force, the
- * file does not.  On failure writes a one-paragraph message into msg (size
- * bytes) and returns STATUS_INVAL (name too long), STATUS_IO (directory)
- * or STATUS_EXISTS.  Blocks on stat() only. */
+ * always fine) can be written: its directory exists, unless force the file
+ * does not, and output_probe passes.  On failure writes a one-paragraph
+ * message into msg (size bytes) and returns STATUS_INVAL (name too long),
+ * STATUS_IO (directory) or STATUS_EXISTS.  Blocks on the file system. */
 enum status output_check(const char *output, bool numbered, bool force,
                          char *msg, size_t size) MUST_CHECK;
+
+/* Whether a file can be saved as path: the file sink creates its temporary
+ * file in path's directory and removes it again (through the sink, so its
+ * test-only fault injection applies).  STATUS_OK, or the sink's status with
+ * its message ("PATH: cannot create a file in DIR: REASON") in msg.  Blocks on
+ * the file system. */
+enum status output_probe(const char *path, char *msg, size_t size) MUST_CHECK;
 
 /* Encodes window win of m (both borrowed) into enc (reset first) in the
  * format and metric of o (borrowed); a text report is fitted to a terminal

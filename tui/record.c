@@ -25,6 +25,7 @@
 #include "tui/events.h"
 #include "tui/exit.h"
 #include "tui/output.h"
+#include "tui/safe.h"
 #include "tui/session.h"
 #include "tui/signals.h"
 
@@ -66,8 +67,7 @@ static void event(struct rec *r, const char *fmt, ...)
 /* One paragraph on stderr, prefixed with the program name. */
 static void say(struct rec *r, const char *text)
 {
-	fprintf(stderr, "%s: %s\n", r->o->prog, text);
-	fflush(stderr);
+	safe_say(r->o->prog, text);
 }
 
 static void fail(struct rec *r, const char *text)
@@ -355,7 +355,9 @@ static void loop(struct rec *r)
 
 		if (timeout == 0) {
 			session_give_up(&r->ss);
-			r->error = true;
+			/* hung before any data: still unreachable (exit 3) */
+			if (!r->unreachable)
+				r->error = true;
 			break;
 		}
 		if (held >= 0 && (timeout < 0 || held < timeout))
@@ -381,8 +383,8 @@ static void loop(struct rec *r)
 
 static int usage_error(const struct opts *o, const char *text)
 {
-	fprintf(stderr, "%s record: %s\n(see '%s record --help')\n", o->prog,
-	        text, o->prog);
+	safe_sayf(NULL, "%s record: %s\n(see '%s record --help')", o->prog,
+	          text, o->prog);
 	return EXIT_USAGE;
 }
 
@@ -441,8 +443,19 @@ static int check_output(struct rec *r)
 {
 	char msg[8448];
 
-	if (r->auto_name)
-		return 0;
+	if (r->auto_name) {
+		char text[8600];
+
+		/* named per window later, in the working directory */
+		if (output_probe("./asynctop-probe", msg, sizeof(msg)) ==
+		    STATUS_OK)
+			return 0;
+		snprintf(text, sizeof(text),
+		         "cannot save windows in the working directory: %s",
+		         msg);
+		fail(r, text);
+		return EXIT_ERROR;
+	}
 	if (output_check(r->output, r->numbered, r->o->force, msg,
 	                 sizeof(msg)) != STATUS_OK) {
 		fail(r, msg);

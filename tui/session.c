@@ -14,6 +14,7 @@
 #include "encode/pprof.h"
 #include "tui/events.h"
 #include "tui/exit.h"
+#include "tui/safe.h"
 #include "tui/signals.h"
 
 /* How often a launch is checked for readiness (docs/launch.md). */
@@ -32,9 +33,8 @@ static uint64_t now_ms(void)
 /* "PROG: text" (or "PROG record: text") on stderr. */
 static void say(const struct session *s, const char *text)
 {
-	fprintf(stderr, "%s%s%s: %s\n", s->so.prog, s->so.cmd ? " " : "",
-	        s->so.cmd ? s->so.cmd : "", text);
-	fflush(stderr);
+	safe_sayf(NULL, "%s%s%s: %s", s->so.prog, s->so.cmd ? " " : "",
+	          s->so.cmd ? s->so.cmd : "", text);
 }
 
 static void fail(const struct session *s, const char *text)
@@ -48,8 +48,8 @@ static int usage_error(const struct session *s, const char *text)
 	const char *sp = s->so.cmd ? " " : "",
 	           *cmd = s->so.cmd ? s->so.cmd : "";
 
-	fprintf(stderr, "%s%s%s: %s\n(see '%s%s%s --help')\n", s->so.prog, sp,
-	        cmd, text, s->so.prog, sp, cmd);
+	safe_sayf(NULL, "%s%s%s: %s\n(see '%s%s%s --help')", s->so.prog, sp,
+	          cmd, text, s->so.prog, sp, cmd);
 	return EXIT_USAGE;
 }
 
@@ -121,12 +121,13 @@ static int unknown_adapter(const struct session *s,
 		         "; did you mean \"%s\"?", near);
 	/* one wording, the same for record and the viewer (docs/design.md §12)
 	 */
-	fprintf(stderr, "%s: %s\n", s->so.prog, text);
+	safe_say(s->so.prog, text);
 	return EXIT_USAGE;
 }
 
-/* The registry's hints, PROG replaced by "prog[ cmd]", each line indented
- * and ended by a newline, into dst (always NUL-terminated, cut if short). */
+/* The registry's hints, PROG replaced by "prog[ cmd]", each line indented,
+ * lines separated by newlines, into dst (always NUL-terminated, cut if
+ * short). */
 static void hints_text(const struct session *s,
                        const struct adapter_registry *reg, char *dst,
                        size_t size)
@@ -150,6 +151,9 @@ static void hints_text(const struct session *s,
 			break;
 		used += (size_t)n;
 	}
+	used = strlen(dst);
+	if (used && dst[used - 1] == '\n')
+		dst[used - 1] = '\0';
 }
 
 /* The registry's hints, one per line after a header. */
@@ -170,12 +174,12 @@ static int nothing_to_attach(const struct session *s,
 		return usage_error(s, text);
 	}
 	hints_text(s, reg, hints, sizeof(hints));
-	fprintf(
-	    stderr,
+	safe_sayf(
+	    NULL,
 	    "%s%s%s: no adapter given, and none to attach to by default; what works:\n%s",
 	    s->so.prog, sp, cmd, hints);
-	fprintf(stderr, "(see '%s adapters' and '%s%s%s --help')\n", s->so.prog,
-	        s->so.prog, sp, cmd);
+	safe_sayf(NULL, "(see '%s adapters' and '%s%s%s --help')", s->so.prog,
+	          s->so.prog, sp, cmd);
 	return EXIT_USAGE;
 }
 
@@ -230,16 +234,12 @@ int session_resolve(struct session *s, const struct opts *o,
 		 * works too, since the operator did not choose this source */
 		if (reg->hints && reg->hints[0]) {
 			char hints[sizeof(s->also) - 64];
-			size_t n;
 
 			hints_text(s, reg, hints, sizeof(hints));
 			snprintf(
 			    s->also, sizeof(s->also),
 			    "(%s was tried because no source was given; what else works:)\n%s",
 			    s->ops->name, hints);
-			n = strlen(s->also);
-			if (n && s->also[n - 1] == '\n')
-				s->also[n - 1] = '\0';
 		}
 	}
 	if (o->ncommand && !s->ops->launch_prepare) {

@@ -53,6 +53,27 @@ static void reset_add(const char *cap, const char *fallback)
 	}
 }
 
+/* Mouse reporting off, as curses would turn it off: the terminal's XM with
+ * 0 (xterm's "\033[?1006;1000l"), else the X10 mode's reset where the
+ * terminal reports clicks at all.  A crash must not leave clicks typing
+ * escapes into the shell. */
+static void reset_mouse(void)
+{
+	char *xm = tigetstr("XM"), *kmous = tigetstr("kmous");
+	const char *off = NULL;
+	size_t n;
+
+	if (xm && xm != (char *)-1)
+		off = tiparm(xm, 0);
+	else if (kmous && kmous != (char *)-1)
+		off = "\033[?1000l";
+	n = off ? strlen(off) : 0;
+	if (n && crash_reset_len + n < sizeof(crash_reset)) {
+		memcpy(crash_reset + crash_reset_len, off, n);
+		crash_reset_len += n;
+	}
+}
+
 static void crash_install(void)
 {
 	struct sigaction sa;
@@ -204,6 +225,7 @@ enum status term_open(struct term *t, char *err, size_t errsz)
 	reset_add("sgr0", "\033[0m");
 	reset_add("cnorm", "\033[?25h");
 	reset_add("rmkx", "");
+	reset_mouse();
 	crash_install();
 	cs = nl_langinfo(CODESET);
 	t->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
@@ -247,6 +269,16 @@ void term_suspend(struct term *t)
 	endwin();
 	tcsetattr(t->fd, TCSANOW, &crash_tios);
 	signals_stop_self();
+	reset_prog_mode();
+	term_resize(t);
+}
+
+void term_resume(struct term *t)
+{
+	if (!t->open)
+		return;
+	/* a SIGSTOP from outside (not our ^Z) left the tty in the modes the
+	 * shell set when the job stopped: cooked, echoing */
 	reset_prog_mode();
 	term_resize(t);
 }

@@ -34,7 +34,8 @@ enum status term_check(char *err, size_t errsz) MUST_CHECK;
 /* Opens curses on /dev/tty: raw, no echo, keypad, mouse, ESC delay 25 ms,
  * invisible cursor, colours unless NO_COLOR is set and non-empty or the
  * terminal has none; alternate screen.  Saves the tty's termios and the
- * reset string first and installs the crash handlers (SEGV, BUS, FPE,
+ * reset string (alternate screen, attributes, cursor, keypad and mouse
+ * reporting off) first and installs the crash handlers (SEGV, BUS, FPE,
  * ILL, ABRT).  STATUS_IO with the reason in err when there is no
  * terminal. */
 enum status term_open(struct term *t, char *err, size_t errsz) MUST_CHECK;
@@ -44,6 +45,11 @@ void term_close(struct term *t);
 
 /* Leaves curses, stops the process (SIGTSTP), and comes back on SIGCONT. */
 void term_suspend(struct term *t);
+
+/* After SIGCONT: puts the tty back in curses's modes (raw, no echo), which
+ * the shell changed if the process was stopped by a SIGSTOP it did not
+ * expect, and reads the tty's size. */
+void term_resume(struct term *t);
 
 /* Reads the tty's size and resizes curses to it. */
 void term_resize(struct term *t);

@@ -30,8 +30,11 @@ def _announce():
 
     Under `asynctop -- COMMAND` ($ASYNCTOP_RENDEZVOUS set), appends "PID SOCKETPATH\n" to the
     rendezvous file in one write: the first line is the process asynctop attaches to, later ones
-    (forks) are listed (docs/launch.md).  Announcing at the first task, not at
-    interpreter start, means a wrapper's helper interpreter never wins.  Never raises.
+    (forks) are listed (docs/launch.md).  Announcing at the first task, not at interpreter start,
+    means a wrapper's helper interpreter never wins.  The file is written only when its directory
+    is still ours (mode 0700, owned by us) and it is a regular file of ours, never through a link:
+    a kept program outlives asynctop, and another user could plant a link where its directory
+    was.  Never raises.
     """
     if S.need_server:
         _restart_after_fork()
@@ -41,9 +44,22 @@ def _announce():
         if not where or not sock:
             return
         line = ("%d %s\n" % (os.getpid(), sock)).encode("utf-8", "surrogateescape")
-        fd = os.open(where, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        me = os.geteuid()
+        dfd = os.open(os.path.dirname(where) or ".",
+                      os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
-            os.write(fd, line)
+            st = os.fstat(dfd)
+            if st.st_uid != me or (st.st_mode & 0o777) != 0o700:
+                return
+            fd = os.open(os.path.basename(where),
+                         os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                         0o600, dir_fd=dfd)
+        finally:
+            os.close(dfd)
+        try:
+            st = os.fstat(fd)
+            if st.st_uid == me and st.st_nlink == 1 and (st.st_mode & 0o170000) == 0o100000:
+                os.write(fd, line)
         finally:
             os.close(fd)
     except BaseException:

@@ -71,6 +71,9 @@ def endpoint_path():
     explicit = os.environ.get("ASYNCTOP_SOCKET")
     if explicit:
         return None, explicit
+    launched = os.environ.get("ASYNCTOP_SOCKET_DIR", "")
+    if launched.startswith("/"):  # asynctop -- COMMAND's private directory
+        return launched, os.path.join(launched, "%d.sock" % os.getpid())
     xdg = os.environ.get("XDG_RUNTIME_DIR", "")
     if xdg.startswith("/"):
         d = os.path.join(xdg, "asynctop")
