@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "model/alloc.h"
+#include "model/fileio.h"
 
 static bool all_digits(const char *s)
 {
@@ -29,28 +30,6 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* Reads up to size - 1 bytes of a (small, /proc) file; -1 on failure. */
-static ssize_t read_small(const char *path, char *dst, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -1;
-	while (got + 1 < size) {
-		ssize_t r = read(fd, dst + got, size - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	dst[got] = '\0';
-	return (ssize_t)got;
-}
-
 /* The real and effective uids of pid from /proc/PID/status; false when
  * there is no such process. */
 static bool proc_uids(long pid, long *ruid, long *euid)
@@ -58,7 +37,7 @@ static bool proc_uids(long pid, long *ruid, long *euid)
 	char path[64], text[4096], *p, *end;
 
 	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
-	if (read_small(path, text, sizeof(text)) < 0)
+	if (file_read_head(path, text, sizeof(text)) < 0)
 		return false;
 	p = strstr(text, "\nUid:");
 	if (!p)
@@ -229,7 +208,7 @@ static uint64_t uptime_ns(void)
 	char text[128];
 	double up;
 
-	if (read_small("/proc/uptime", text, sizeof(text)) <= 0)
+	if (file_read_head("/proc/uptime", text, sizeof(text)) <= 0)
 		return 0;
 	errno = 0;
 	up = strtod(text, NULL);
@@ -244,7 +223,7 @@ enum status asyncio_endpoint_start_ticks(long pid, uint64_t *out)
 
 	*out = 0;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (read_small(path, text, sizeof(text)) <= 0)
+	if (file_read_head(path, text, sizeof(text)) <= 0)
 		return STATUS_IO;
 	p = strrchr(text, ')'); /* the command may hold spaces and ')' */
 	if (!p)
@@ -268,7 +247,7 @@ static void proc_cmd(long pid, char *dst, size_t size)
 	ssize_t n, i;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	n = read_small(path, text, sizeof(text));
+	n = file_read_head(path, text, sizeof(text));
 	if (n <= 0) {
 		snprintf(dst, size, "?");
 		return;

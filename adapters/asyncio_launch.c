@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adapters/asyncio_endpoint.h"
+#include "model/fileio.h"
 
 #ifndef ASYNCTOP_PREFIX
 #define ASYNCTOP_PREFIX "/usr/local"
@@ -125,28 +126,6 @@ enum status asyncio_launch_prepare(const struct adapter_ops *ops,
 	return st;
 }
 
-/* Reads up to size - 1 bytes of path, NUL-terminated; the length, or -1. */
-static ssize_t read_head(const char *path, char *dst, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return -1;
-	while (got + 1 < size) {
-		ssize_t r = read(fd, dst + got, size - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	dst[got] = '\0';
-	return (ssize_t)got;
-}
-
 /* Parses the whole announcement lines "PID PATH\n", skipping the first
  * skip of them, up to max pids; returns how many lines had a valid pid. */
 static size_t each_pid(const struct launch_plan *plan, long *pids, size_t max,
@@ -157,7 +136,7 @@ static size_t each_pid(const struct launch_plan *plan, long *pids, size_t max,
 	char *p, *nl;
 
 	rendezvous_path(plan, rv, sizeof(rv));
-	if (!plan->dir[0] || read_head(rv, text, sizeof(text)) <= 0)
+	if (!plan->dir[0] || file_read_head(rv, text, sizeof(text)) <= 0)
 		return 0;
 	for (p = text; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
 		char *end;

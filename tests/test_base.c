@@ -1,9 +1,11 @@
 /* Foundation: status messages, metrics, buffers, allocation hook. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/alloc.h"
 #include "model/buf.h"
+#include "model/fileio.h"
 #include "model/metric.h"
 #include "model/reserved.h"
 #include "model/status.h"
@@ -144,6 +146,36 @@ START_TEST(clamp_window)
 }
 END_TEST
 
+/* Small whole-file and tail reads: cut to the buffer, NUL-terminated,
+ * -1 for a missing file. */
+START_TEST(fileio_head_and_tail)
+{
+	char dir[256], path[300], b[8];
+
+	tu_mkdtemp(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/f", dir);
+	ck_assert_int_eq(tu_write_file(path, "0123456789", 10), STATUS_OK);
+	ck_assert_int_eq(file_read_head(path, b, sizeof(b)), 7);
+	ck_assert_str_eq(b, "0123456");
+	ck_assert_int_eq(file_read_tail(path, b, sizeof(b)), 7);
+	ck_assert_str_eq(b, "3456789");
+	ck_assert_int_eq(file_read_tail(path, b, 4), 3);
+	ck_assert_str_eq(b, "789");
+	ck_assert_int_eq(tu_write_file(path, "ab", 2), STATUS_OK);
+	ck_assert_int_eq(file_read_tail(path, b, sizeof(b)), 2);
+	ck_assert_str_eq(b, "ab");
+	ck_assert_int_eq(tu_write_file(path, "", 0), STATUS_OK);
+	ck_assert_int_eq(file_read_head(path, b, sizeof(b)), 0);
+	ck_assert_str_eq(b, "");
+	ck_assert_int_eq(file_read_tail(path, b, sizeof(b)), 0);
+	ck_assert_int_eq(file_read_head(path, b, 0), 0);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	ck_assert_int_eq(file_read_head(path, b, sizeof(b)), -1);
+	ck_assert_int_eq(file_read_tail(path, b, sizeof(b)), -1);
+	tu_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_base(void);
 Suite *suite_base(void)
 {
@@ -158,6 +190,7 @@ Suite *suite_base(void)
 	tcase_add_test(tc, alloc_overflow_and_hook);
 	tcase_add_test(tc, reserved_table);
 	tcase_add_test(tc, clamp_window);
+	tcase_add_test(tc, fileio_head_and_tail);
 	suite_add_tcase(s, tc);
 	return s;
 }

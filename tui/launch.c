@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "model/alloc.h"
+#include "model/fileio.h"
 
 extern char **environ;
 
@@ -321,33 +322,6 @@ void launch_describe_end(const struct launch *l, char *dst, size_t size)
 		snprintf(dst, size, "was killed by signal %d", sig);
 }
 
-/* Reads the last size - 1 bytes (at most) of path, NUL-terminated; the
- * length, or -1. */
-static ssize_t read_tail(const char *path, char *dst, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-	off_t end;
-
-	if (fd < 0)
-		return -1;
-	end = lseek(fd, 0, SEEK_END);
-	lseek(fd, end > (off_t)(size - 1) ? end - (off_t)(size - 1) : 0,
-	      SEEK_SET);
-	while (got + 1 < size) {
-		ssize_t r = read(fd, dst + got, size - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	dst[got] = '\0';
-	return (ssize_t)got;
-}
-
 void launch_add_tail(const struct launch *l, char *err, size_t errsz)
 {
 	char tail[LAUNCH_TAIL_BYTES + 1];
@@ -360,7 +334,7 @@ void launch_add_tail(const struct launch *l, char *err, size_t errsz)
 		         "\n(its output, if any, is above)");
 		return;
 	}
-	n = read_tail(l->log, tail, sizeof(tail));
+	n = file_read_tail(l->log, tail, sizeof(tail));
 	if (n <= 0) {
 		snprintf(err + used, errsz - used, "\n(it printed nothing; %s)",
 		         l->log);
