@@ -59,32 +59,21 @@ static bool proc_owned_by(long pid, long uid)
 static bool proc_env(long pid, const char *name, char *dst, size_t size)
 {
 	char path[64];
-	size_t nl = strlen(name), got = 0, i;
-	char *env;
+	size_t nl = strlen(name), got, i;
+	ssize_t n;
+	/* a bounded read of the environment */
+	char *env = mem_alloc((size_t)1 << 20);
 	bool found = false;
-	int fd;
 
+	if (!env)
+		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/environ", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	env =
-	    mem_alloc((size_t)1 << 20); /* a bounded read of the environment */
-	if (!env) {
-		close(fd);
+	n = file_read_head(path, env, (size_t)1 << 20);
+	if (n < 0) {
+		mem_free(env);
 		return false;
 	}
-	while (got < ((size_t)1 << 20) - 1) {
-		ssize_t r = read(fd, env + got, ((size_t)1 << 20) - 1 - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	env[got] = '\0';
+	got = (size_t)n;
 	for (i = 0; i < got; i += strlen(env + i) + 1) {
 		if (!strncmp(env + i, name, nl) && env[i + nl] == '=') {
 			/* the first definition counts, as for getenv; a

@@ -14,16 +14,6 @@
 #define MUST_CHECK
 #define PRINTF(f, a)
 #define UNUSED
-/* A hint to fetch the cache line of p, to overlap memory misses. */
-static inline void model_prefetch(const void *p)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(p);
-#else
-	(void)p;
-#endif
-}
-
 #endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
