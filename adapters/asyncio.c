@@ -13,8 +13,9 @@
  *   seq;
  * - HELLO_OK.pid is not compared with the pid asked for (PID namespaces
  *   differ); SO_PEERCRED and proc_start_ticks decide;
- * - HELLO asks for versions 2..2: a version 1 agent is refused with the
- *   versions named (it sends no parked-at stacks). */
+ * - HELLO asks for versions 3..3: an older agent is refused with the
+ *   versions named (it sends no parked-at stacks, or drops frames of deep
+ *   stacks without counting them). */
 #include "adapters/asyncio.h"
 
 #include <poll.h>
@@ -42,7 +43,9 @@ static enum status hello(struct adapter *a, struct collect *c,
 {
 	struct aio *p = a->priv;
 	struct wire *w = &p->w;
-	unsigned char body[8] = { 2, 0, 2, 0, 0, 0, 0, 0 }; /* 2..2, 0 */
+	unsigned char body[8] = {
+		ASYNCIO_PROTO_VERSION, 0, ASYNCIO_PROTO_VERSION, 0, 0, 0, 0, 0
+	}; /* the one version, flags 0 */
 	uint64_t timeout = a->cfg.reply_timeout_ns;
 	uint64_t deadline = u64_add_sat(collect_now(), timeout), ticks, now;
 	uint64_t start, agent_start;

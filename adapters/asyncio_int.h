@@ -60,8 +60,10 @@ struct str {
 };
 
 struct stk {
-	uint32_t parent; /* index + 1 into stacks; 0: none */
-	uint32_t n, off; /* own frames: string indices in frame_pool */
+	uint32_t parent;  /* index + 1 into stacks; 0: none */
+	uint32_t n, off;  /* own frames: string indices in frame_pool */
+	uint32_t dropped; /* frames the agent left out above the own ones */
+	uint64_t total;   /* frames of the whole chain, dropped ones too */
 };
 
 struct task {

@@ -74,6 +74,7 @@ enum status batch_add(struct batch *b, const struct sample *s)
 	b->nbytes += r->task.len;
 	r->tasks = s->tasks;
 	r->m = s->m;
+	r->dropped = s->dropped;
 	b->max_depth = size_max(b->max_depth, s->depth);
 	return STATUS_OK;
 }
@@ -136,11 +137,14 @@ enum status batch_feed(const struct batch *b, const struct sample_sink *sink)
 
 		for (j = 0; j < r->depth; j++)
 			fr[j] = view(b, b->frames[r->first + j]);
-		s.frames = fr;
-		s.depth = r->depth;
-		s.task = view(b, r->task);
-		s.m = r->m;
-		s.tasks = r->tasks;
+		s = (struct sample){
+			.frames = fr,
+			.depth = r->depth,
+			.task = view(b, r->task),
+			.m = r->m,
+			.tasks = r->tasks,
+			.dropped = r->dropped,
+		};
 		st = sink->sample(sink->ctx, &s);
 		if (st != STATUS_OK && st != STATUS_LIMIT)
 			break;

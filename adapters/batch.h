@@ -26,6 +26,7 @@ struct batch_rec {
 	struct batch_str task;
 	uint64_t tasks;
 	struct metrics m;
+	size_t dropped; /* frames left out root side (the sample's) */
 };
 
 struct batch {

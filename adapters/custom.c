@@ -70,15 +70,19 @@ int asynctop_window_add(struct asynctop_window *w,
 		}
 		w->frames[i] = sv_n(s->frames[i].ptr, s->frames[i].len);
 	}
-	out.frames = w->frames;
-	out.depth = s->depth;
-	out.task = sv_n(s->task.ptr, s->task.len);
-	out.m.v[METRIC_IDLE] = s->idle_ns;
-	out.m.v[METRIC_BUSY] = s->busy_ns;
-	out.m.v[METRIC_SCHED] = s->scheduled_ns;
-	out.m.v[METRIC_POLLS] = s->polls;
-	out.m.v[METRIC_WAKES] = s->wakes;
-	out.tasks = s->tasks ? s->tasks : 1;
+	out = (struct sample){
+		.frames = w->frames,
+		.depth = s->depth,
+		.task = sv_n(s->task.ptr, s->task.len),
+		.m.v = {
+			[METRIC_IDLE] = s->idle_ns,
+			[METRIC_BUSY] = s->busy_ns,
+			[METRIC_SCHED] = s->scheduled_ns,
+			[METRIC_POLLS] = s->polls,
+			[METRIC_WAKES] = s->wakes,
+		},
+		.tasks = s->tasks ? s->tasks : 1,
+	};
 	return collect_add(w->c, &out) == STATUS_OK ? 0 : -1;
 }
 

@@ -272,6 +272,20 @@ static bool view_ok(struct strview v)
 	return v.ptr != NULL || v.len == 0;
 }
 
+/* Whether s's stack is marked [truncated N frames]: it is deeper than
+ * the cap, or its producer already left frames out. */
+static bool cut(const struct model *m, const struct sample *s)
+{
+	return s->depth > m->lim.max_depth || (s->dropped && s->depth);
+}
+
+/* The frames of a cut stack that are kept, nearest the leaf (the marker
+ * takes the last slot). */
+static size_t kept(const struct model *m, const struct sample *s)
+{
+	return size_min(s->depth, m->lim.max_depth - 1);
+}
+
 /* Checks the sample's views; counts the strings past max_name that are
  * kept (the frames beyond the depth cap are not). */
 static bool scan(const struct model *m, const struct sample *s,
@@ -282,8 +296,8 @@ static bool scan(const struct model *m, const struct sample *s,
 	if (!view_ok(s->task) || (s->depth && !s->frames))
 		return false;
 	*clipped = s->task.len > max;
-	if (s->depth > m->lim.max_depth)
-		from = s->depth - (m->lim.max_depth - 1);
+	if (cut(m, s))
+		from = s->depth - kept(m, s);
 	for (size_t i = 0; i < s->depth; i++) {
 		if (!view_ok(s->frames[i]))
 			return false;
@@ -389,17 +403,18 @@ static enum status sample_frames(struct model *m, const struct sample *s,
                                  size_t *nframes, uint64_t *hash, size_t *len)
 {
 	size_t depth = s->depth, skip = 0, k = 0;
-	size_t n = depth == 0 ? 1 : size_min(depth, m->lim.max_depth);
+	size_t n = depth == 0 ? 1 : cut(m, s) ? kept(m, s) + 1 : depth;
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
 		return STATUS_NOMEM;
 	if (depth == 0) {
 		m->views[k++] = reserved_name(RESERVED_NO_STACK);
-	} else if (depth > m->lim.max_depth) {
-		skip = depth - (m->lim.max_depth - 1);
+	} else if (cut(m, s)) {
+		skip = depth - kept(m, s);
 		m->views[k++] =
 		    sv_n(m->mark,
-		         reserved_truncated(m->mark, sizeof(m->mark), skip));
+		         reserved_truncated(m->mark, sizeof(m->mark),
+		                            size_add_sat(skip, s->dropped)));
 	}
 	for (size_t i = skip; i < depth; i++)
 		m->views[k++] = bound(m, s->frames[i], RESERVED_UNKNOWN_FRAME);
@@ -637,7 +652,7 @@ enum status model_add(struct model *m, const struct sample *s)
 	}
 	m->cur.samples++;
 	m->cur.other += other;
-	m->cur.truncated += s->depth > m->lim.max_depth;
+	m->cur.truncated += cut(m, s);
 	m->cur.clipped += clipped;
 	return other ? STATUS_LIMIT : STATUS_OK;
 }

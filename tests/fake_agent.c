@@ -88,6 +88,7 @@ void put_stacks(struct buf *b, uint32_t seq, const struct fstack *s, size_t n)
 		(void)wire_put_u32(b, s[i].id);
 		(void)wire_put_u32(b, s[i].parent);
 		(void)wire_put_u32(b, s[i].n);
+		(void)wire_put_u32(b, s[i].dropped);
 		for (j = 0; j < s[i].n; j++)
 			(void)wire_put_u32(b, s[i].frames[j % 4]);
 	}
@@ -406,8 +407,8 @@ const struct fstr agent_strs[6] = {
 	{ 4, "worker" },          { 5, "MainThread" },   { 6, "loop-2" },
 };
 const struct fstack agent_stacks[2] = {
-	{ 1, 0, 1, { 1 } },
-	{ 2, 1, 2, { 2, 3 } },
+	{ 1, 0, 1, { 1 }, 0 },
+	{ 2, 1, 2, { 2, 3 }, 0 },
 };
 
 const struct ftask agent_task_a0 = { .id = 1,

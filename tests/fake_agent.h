@@ -42,6 +42,7 @@ void put_strings(struct buf *b, uint32_t seq, const struct fstr *s, size_t n);
 struct fstack {
 	uint32_t id, parent, n;
 	uint32_t frames[4];
+	uint32_t dropped; /* frames the agent left out above these */
 };
 
 /* STACKS defining the n stacks of s (frames[k % 4] for frame k). */

@@ -279,9 +279,9 @@ END_TEST
 START_TEST(asyncio_deep_chain)
 {
 	static const struct fstack chain[] = {
-		{ 1, 0, 100, { 1, 1, 1, 1 } },
-		{ 2, 1, 100, { 2, 2, 2, 2 } },
-		{ 3, 2, 100, { 3, 3, 3, 3 } },
+		{ 1, 0, 100, { 1, 1, 1, 1 }, 0 },
+		{ 2, 1, 100, { 2, 2, 2, 2 }, 0 },
+		{ 3, 2, 100, { 3, 3, 3, 3 }, 0 },
 	};
 	struct agent g;
 	static struct agent_run r;
@@ -423,7 +423,7 @@ START_TEST(asyncio_parked_and_extras)
 		{ 8, "asyncio.locks:Lock.acquire:114" },
 		{ 9, "[awaits Lock]" },
 	};
-	static const struct fstack parked = { 3, 0, 3, { 7, 8, 9 } };
+	static const struct fstack parked = { 3, 0, 3, { 7, 8, 9 }, 0 };
 	struct ftask t[2] = { agent_task_a0, agent_task_b0 };
 	struct aio p;
 	struct buf b;
@@ -502,6 +502,80 @@ START_TEST(asyncio_parked_and_extras)
 }
 END_TEST
 
+/* Frames the agent left out are counted, not lost: a 10 000-frame spawn
+ * stack (a parent's frame, then 128 of the task's own, 9 871 above them
+ * cut) and a parked-at stack cut to its innermost 128 hand the true number
+ * of frames left out to the model. */
+START_TEST(asyncio_dropped_frames)
+{
+	static const struct fstack deep[] = {
+		{ 3, 1, 128, { 2, 3, 2, 3 }, 9871 },
+		{ 4, 0, 128, { 3, 2, 3, 2 }, 40 },
+		{ 5, 3, 1, { 1 }, UINT32_MAX },
+	};
+	struct ftask t = agent_task_a0;
+	struct aio p;
+	struct buf b;
+	struct failure f;
+	struct sample s;
+	uint64_t n = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.fd = -1;
+	t.stack = 3;
+	t.parked = 4;
+	buf_init(&b);
+	put_strings(&b, 2, agent_strs, 6);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, agent_stacks, 2);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, deep, 3);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_tasks(&b, 2, &t, 1);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_tasks(&p, &n, &f), STATUS_OK);
+
+	/* the own frames are kept, the cut and the parent's frame above it
+	 * are counted: 128 + 9 872 = 10 000 */
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 128);
+	ck_assert_uint_eq(s.dropped, 9872);
+	ck_assert(sv_eq(s.frames[0], sv_c("app:serve:10")));
+	ck_assert(sv_eq(s.frames[127], sv_c("app:handle:20")));
+	ck_assert_uint_eq(s.parked_depth, 128);
+	ck_assert_uint_eq(s.parked_dropped, 40);
+
+	/* the largest count an agent can send is added, not wrapped */
+	p.tasks[0].stack = 5;
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 1);
+	ck_assert_uint_eq(s.dropped, (uint64_t)UINT32_MAX + 10000);
+
+	/* a chain with no cut is whole: nothing dropped */
+	p.tasks[0].stack = 2;
+	p.tasks[0].parked = 0;
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 3);
+	ck_assert_uint_eq(s.dropped, 0);
+	ck_assert_uint_eq(s.parked_dropped, 0);
+
+	buf_fini(&b);
+	aio_reset(&p);
+	mem_free(p.strs);
+	mem_free(p.stks);
+	mem_free(p.frame_pool);
+	mem_free(p.tasks);
+	mem_free(p.out);
+	mem_free(p.pout);
+}
+END_TEST
+
 Suite *suite_asyncio(void);
 Suite *suite_asyncio(void)
 {
@@ -517,6 +591,7 @@ Suite *suite_asyncio(void)
 	tcase_add_test(t, asyncio_deep_chain);
 	tcase_add_test(t, asyncio_allocation_failures);
 	tcase_add_test(t, asyncio_parked_and_extras);
+	tcase_add_test(t, asyncio_dropped_frames);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,6 +1,6 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread.
 
-Implements docs/asyncio-protocol.md (version 2).  Replies are built in short chunks; the socket
+Implements docs/asyncio-protocol.md (version 3).  Replies are built in short chunks; the socket
 send between chunks releases the interpreter so the application keeps running during a read.
 """
 
@@ -16,7 +16,7 @@ import time
 from . import _core, _parked
 from ._core import S, DONE, RUNNING
 
-VERSION = 2
+VERSION = 3
 MAGIC = b"ATOP"
 HDR = struct.Struct("<4sHHII")
 T_HELLO, T_READ, T_BYE = 1, 2, 3
@@ -50,8 +50,8 @@ END = struct.Struct("<QQQQQIIQQ")
 HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 U32 = struct.Struct("<I")
 U32x2 = struct.Struct("<II")
-U32x3 = struct.Struct("<III")
-AGENT_VERSION = "asynctop_agent 2"
+U32x4 = struct.Struct("<IIII")
+AGENT_VERSION = "asynctop_agent 3"
 F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
 
 assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
@@ -741,8 +741,8 @@ class Server:
         return U32x2.pack(sid, len(b)) + b
 
     def _stack_entry(self, sid):
-        parent, frames = S.stacks[sid]
-        return U32x3.pack(sid, parent, len(frames)) + struct.pack("<%dI" % len(frames), *frames)
+        parent, frames, dropped = S.stacks[sid]
+        return U32x4.pack(sid, parent, len(frames), dropped) + struct.pack("<%dI" % len(frames), *frames)
 
     def _frames(self, c, seq, typ, entries):
         i = 0

@@ -242,6 +242,34 @@ class Structure(AgentCase):
             self.assertFalse([f for f in stack if f.startswith("asyncio") or f.startswith("asynctop_agent")])
         self.assertEqual(r.stack_text(main.stack)[-1], want[0])
 
+    def test_deep_stacks_count_what_they_leave_out(self):
+        # Issue 14: a 10 000-frame spawn stack read "[truncated 2 frames]".  The agent keeps 128
+        # frames of each stack and says how many it left out, so the true depth survives.
+        c = Child(self, "deep")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = []
+
+        def at_mark(_):
+            r.read()
+            got.append(self.one(r, "deep"))
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        t = got[0]
+        own = r.stacks[t.stack]
+        self.assertEqual(len(own[1]), 128)
+        self.assertEqual(len(own[1]) + own[2], truth["own"])
+        self.assertEqual(r.stack_text(t.stack)[-1].split(":")[1], "d_spawn")
+        parent_frames = r.stack_frames(own[0])
+        kept, left = r.stack_frames(t.stack)
+        self.assertEqual(kept + left, sum(parent_frames) + truth["own"])
+        self.assertTrue(t.parked, "no parked-at stack")
+        self.assertEqual(r.stack_frames(t.parked), (128, truth["parked"] - 128))
+        self.assertEqual(r.parked_text(t)[-1], "[awaits Event]")
+
     def test_launcher_frames_stay_out_of_stacks(self):
         # `python3 -m asynctop_agent app.py` runs the app through runpy (a frozen module
         # since 3.11): none of that belongs in a spawn stack, which starts at the app.
@@ -624,7 +652,7 @@ class Endpoint(AgentCase):
             self.assertTrue(chunk, "closed without an ERROR frame")
             hdr += chunk
         magic, ver, typ, length, seq = struct.unpack("<4sHHII", hdr)
-        self.assertEqual((magic, ver, typ), (b"ATOP", 2, 0xFF))
+        self.assertEqual((magic, ver, typ), (b"ATOP", client.VERSION, 0xFF))
         body = b""
         while len(body) < length:
             body += s.recv(length - len(body))
@@ -638,12 +666,12 @@ class Endpoint(AgentCase):
         hdr = struct.Struct("<4sHHII")
         cases = [
             (b"GARBAGE!" * 2, 3),
-            (hdr.pack(b"ATOP", 2, 2, 1 << 20, 1), 3),  # oversized
-            (hdr.pack(b"ATOP", 2, 0x77, 0, 1), 3),  # unknown type
-            (hdr.pack(b"ATOP", 2, 2, 0, 1), 3),  # READ before HELLO
+            (hdr.pack(b"ATOP", 3, 2, 1 << 20, 1), 3),  # oversized
+            (hdr.pack(b"ATOP", 3, 0x77, 0, 1), 3),  # unknown type
+            (hdr.pack(b"ATOP", 3, 2, 0, 1), 3),  # READ before HELLO
             (hdr.pack(b"ATOP", 9, 1, 8, 1) + b"\0" * 8, 4),  # wrong version
-            (hdr.pack(b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 1, 1, 0), 4),  # a version 1 reader
-            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 3, 4, 0), 4),  # no common version
+            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 2, 2, 0), 4),  # a version 2 reader
+            (hdr.pack(b"ATOP", 3, 1, 8, 1) + struct.pack("<HHI", 4, 5, 0), 4),  # no common version
         ]
         for data, code in cases:
             s = self.raw(c.path)

@@ -521,6 +521,39 @@ def case_parked():
     asyncio.run(main())
 
 
+DEEP_SPAWN = 10000  # frames of recursion above the spawn
+DEEP_AWAIT = 300  # coroutines awaiting each other down to where the task waits
+
+
+async def d_wait(ev, n):
+    if n > 1:
+        await d_wait(ev, n - 1)
+    else:
+        await ev.wait()
+
+
+def d_spawn(ev, n):
+    if n > 1:
+        return d_spawn(ev, n - 1)
+    return asyncio.create_task(d_wait(ev, DEEP_AWAIT), name="deep")
+
+
+def case_deep():
+    """A task spawned under DEEP_SPAWN recursive calls, parked DEEP_AWAIT coroutines down."""
+    async def main():
+        ev = asyncio.Event()
+        t = d_spawn(ev, DEEP_SPAWN)
+        await asyncio.sleep(0)
+        truth["own"] = DEEP_SPAWN + 1  # the recursion, and main's frame that started it
+        truth["parked"] = DEEP_AWAIT + 2  # the chain, Event.wait, and its [awaits Event] label
+        await mark("deep")
+        ev.set()
+        await t
+
+    sys.setrecursionlimit(DEEP_SPAWN + 1000)
+    asyncio.run(main())
+
+
 def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
