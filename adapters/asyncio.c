@@ -148,9 +148,9 @@ static enum status attach(struct adapter *a, struct collect *c,
 	return hello(a, c, f);
 }
 
-/* Sends READ and reads its reply (or a final push). */
-static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
-                           struct failure *f)
+/* Sends one READ and reads its reply (or a final push). */
+static enum status read_slice(struct adapter *a, struct collect *c,
+                              struct end *e, struct failure *f)
 {
 	struct aio *p = a->priv;
 	uint64_t timeout = a->cfg.reply_timeout_ns, deadline;
@@ -177,6 +177,28 @@ static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
 	}
 	if (st == STATUS_OK)
 		p->loop_threads = e->loop_threads;
+	return st;
+}
+
+/* Reads the state as of one boundary: a READ, and READs again while the
+ * agent answers in slices (a backlog too large for one reply within the
+ * timeout, such as a first read of a million live tasks), each slice
+ * within its own timeout and hold; the last slice's END is the boundary. */
+static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
+                           struct failure *f)
+{
+	unsigned slices = 0;
+	enum status st;
+
+	do
+		st = read_slice(a, c, e, f);
+	while (st == STATUS_OK && (e->flags & END_MORE) &&
+	       !(e->flags & END_FINAL) && ++slices < MAX_SLICES);
+	if (st == STATUS_OK && (e->flags & END_MORE) && !(e->flags & END_FINAL))
+		return aio_failf(
+		    f, STATUS_MALFORMED, NULL, NULL,
+		    "the agent answered one read in more than %d slices",
+		    MAX_SLICES);
 	return st;
 }
 

@@ -576,6 +576,42 @@ START_TEST(asyncio_dropped_frames)
 }
 END_TEST
 
+/* A first read answered in two slices (END MORE, then the rest): the
+ * reader reads again at once, and the window starts at the last slice's
+ * boundary with both slices' tasks. */
+START_TEST(asyncio_first_read_in_slices)
+{
+	struct agent g;
+	static struct agent_run r;
+	struct buf *b;
+	struct ftask a = agent_task_a0, bt = agent_task_b0;
+
+	agent_init(&g);
+	agent_hello_ok(&g);
+	b = agent_step(&g, AGENT_REPLY);
+	put_strings(b, 2, agent_strs, 6);
+	put_stacks(b, 2, agent_stacks, 2);
+	put_tasks(b, 2, &a, 1);
+	put_end(b, 2, MSs(900), 1, 1, END_FIRST_F | END_MORE_F);
+	b = agent_step(&g, AGENT_REPLY);
+	put_tasks(b, 3, &bt, 1);
+	put_end(b, 3, SEC, 1, 1, 0);
+	put_end(agent_step(&g, AGENT_REPLY), 4, 2 * SEC, 0, 1, 0);
+	agent_start(&g);
+	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, &r);
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_int_eq(r.m[0].kind, WORKER_WINDOW);
+	ck_assert_int_eq(r.m[0].duration, (int64_t)SEC);
+	ck_assert_uint_eq(r.m[0].n, 2);
+	ck_assert_str_eq(r.m[0].line[0],
+	                 A_STACK "|worker|1000000000|0|0|0|0|1");
+	ck_assert_str_eq(r.m[0].line[1],
+	                 "main:<module>:1||0|1000000000|0|0|0|1");
+	ck_assert_uint_eq(g.nreq, 4); /* HELLO, READ, READ again, READ */
+	agent_fini(&g);
+}
+END_TEST
+
 Suite *suite_asyncio(void);
 Suite *suite_asyncio(void)
 {
@@ -592,6 +628,7 @@ Suite *suite_asyncio(void)
 	tcase_add_test(t, asyncio_allocation_failures);
 	tcase_add_test(t, asyncio_parked_and_extras);
 	tcase_add_test(t, asyncio_dropped_frames);
+	tcase_add_test(t, asyncio_first_read_in_slices);
 	suite_add_tcase(s, t);
 	return s;
 }

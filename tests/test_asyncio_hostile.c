@@ -218,6 +218,12 @@ static void hello_error_version(struct agent *g)
 	fr_end(b, at);
 }
 
+static void endless_slices(struct agent *g)
+{
+	agent_hello_ok(g);
+	(void)agent_step(g, AGENT_MORE);
+}
+
 /* The first reply with task t instead of task A. */
 static void reply_with(struct agent *g, const struct ftask *t)
 {
@@ -329,6 +335,8 @@ static const struct bad bads[] = {
 	{ "hello lengths", hello_lengths, STATUS_MALFORMED,
 	  "HELLO_OK frame: string lengths 300, 6, 3 exceed 256, 1024, 64 at "
 	  "offset 56" },
+	{ "slices", endless_slices, STATUS_MALFORMED,
+	  "the agent answered one read in more than 1024 slices" },
 	{ "hello version", hello_error_version, STATUS_MALFORMED,
 	  "the agent does not speak version 3: this agent speaks 2" },
 	{ "parked undefined", parked_undefined, STATUS_MALFORMED,

@@ -42,6 +42,17 @@ CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the inte
 FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
 CATCH_UP_NS = 50_000_000  # no catch-up round starts later than this after the read began
+
+
+def _slice_ns():
+    try:
+        return max(1, int(os.environ.get("ASYNCTOP_SLICE_MS", "250"))) * 1_000_000
+    except ValueError:
+        return 250_000_000
+
+
+SLICE_NS = _slice_ns()  # a reply past this cuts its backlog short: END MORE, the reader reads again
+F_MORE = 16  # END flag: a slice, the backlog goes on in the next reply (protocol §4.5)
 SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
@@ -568,36 +579,45 @@ class Server:
         switch = sys.getswitchinterval()
         sys.setswitchinterval(min(switch, SWITCH_S))
         try:
-            T, Treal, aggs, aggregated, ntasks = self._rounds(c, seq, first, last)
+            T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
         finally:
             sys.setswitchinterval(switch)
-        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks)
+        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more)
 
-    def _rounds(self, c, seq, first, last):
+    def _rounds(self, c, seq, first, last, final):
         """The chunks of a read (see _serve_read); returns what the END needs."""
         ntasks = 0
         passes = 0
         rounds = 0
+        more = False
         # Catching up is worth it only while rounds are short: once a read has taken longer (a
         # slow reader, a large backlog), every round would copy again what keeps changing.
         late = time.monotonic_ns() + CATCH_UP_NS
+        # A backlog too large for one reply within the reader's timeout (a first read of a
+        # million live tasks) is answered in slices: past SLICE_NS the sweep stops, the reply
+        # ends as usual and says MORE; the reader reads again at once.  A final push has no
+        # reader to ask again: it sweeps everything.
+        cut = None if final else time.monotonic_ns() + SLICE_NS
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
             time.sleep(YIELD_S)
             deadline = time.monotonic_ns() + CHUNK_NS
             parts, out = [], []
-            if c.pending or c.pinned:
+            if cut is not None and not more and (c.pending or c.pinned) and time.monotonic_ns() > cut:
+                more = True  # the rest of the backlog goes in the next slice
+            if (c.pending or c.pinned) and not more:
                 # Sweeping a round's set: what changes meanwhile waits in the journal.
                 with S.lock:
                     self._take(c, deadline, parts, out)
                 done = False
-            elif rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
+            elif not more and rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
                 continue
             else:
                 with S.lock:
                     size = len(c.pending) + len(c.pinned)
-                    if rounds < CATCH_UP and FINAL_MAX < size < last and time.monotonic_ns() < late:
+                    if (not more and rounds < CATCH_UP and FINAL_MAX < size < last
+                            and time.monotonic_ns() < late):
                         rounds += 1
                         last = size
                         self._take(c, deadline, parts, out)
@@ -625,9 +645,9 @@ class Server:
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
-        return T, Treal, aggs, aggregated, ntasks
+        return T, Treal, aggs, aggregated, ntasks, more and bool(c.pending or c.pinned)
 
-    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks):
+    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more=False):
         out = []
         for (stack, thread_name), a in aggs:
             self._need_stack(c, stack, out)
@@ -640,7 +660,7 @@ class Server:
             self._send(c, T_AGGS, seq, b"".join(body))
         c.gen += 1
         flags = ((1 if final else 0) | (2 if first else 0) | (4 if S.overflow else 0)
-                 | (8 if S.disabled_by_fault else 0))
+                 | (8 if S.disabled_by_fault else 0) | (F_MORE if more else 0))
         self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
                                            len(S.loop_threads), flags, aggregated, ntasks))
 

@@ -19,7 +19,7 @@ HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 MAX_PAYLOAD = 1 << 20
 SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
 F_UNKNOWN, F_EAGER, F_INTERNAL, F_NO_WAKER = 1, 2, 4, 8
-END_FINAL, END_FIRST = 1, 2
+END_FINAL, END_FIRST, END_MORE = 1, 2, 16
 FIELDS = ("tid", "parent", "stack", "name", "thread", "loop", "state", "_z1", "flags", "parked",
           "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
           "max_step", "_z3")
@@ -141,10 +141,16 @@ class Reader:
                           agent=p[o + lp + lc:].decode())
         return self.hello
 
-    def read(self):
-        """One READ: returns a Snapshot at the reply's boundary."""
-        seq = self.send(READ)
-        return self.collect(seq)
+    def read(self, whole=True):
+        """One READ (and, when whole, READs again while the agent answers in slices, as asynctop
+        does): returns a Snapshot at the last reply's boundary; end["slices"] counts the replies."""
+        slices = 0
+        while True:
+            snap = self.collect(self.send(READ))
+            slices += 1
+            snap.end["slices"] = slices
+            if not whole or not snap.end["flags"] & END_MORE or snap.end["flags"] & END_FINAL:
+                return snap
 
     def collect(self, seq):
         """Receive frames of one reply (seq, or 0 for the final push) up to its END."""

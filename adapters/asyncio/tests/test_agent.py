@@ -360,6 +360,46 @@ class Structure(AgentCase):
             self.check_invariants(r, x, y)
 
 
+class Slices(AgentCase):
+    def test_a_large_first_read_comes_in_slices(self):
+        # A first read carries every live task; with a million that took longer than the
+        # reader's 2 s reply timeout.  Past ASYNCTOP_SLICE_MS (default 500) the agent ends the
+        # reply with END MORE and the rest of the backlog comes in the replies to the next READs.
+        c = Child(self, "many", env={"ASYNCTOP_SLICE_MS": "20", "MANY_TASKS": "10000"})
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = {}
+
+        def at_mark(_):
+            fresh = self.reader(c.path)  # a new connection: its first read owes every live task
+            ends = []
+            while not ends or ends[-1]["flags"] & client.END_MORE:
+                t0 = time.monotonic()
+                snap = fresh.read(whole=False)
+                snap.end["took"] = time.monotonic() - t0
+                ends.append(snap.end)
+                self.assertLess(len(ends), 1000, "slices never end")
+            got["ends"], got["tasks"] = ends, snap.tasks
+            got["whole"] = self.reader(c.path).read()  # as asynctop reads: slices until the last
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        ends, n = got["ends"], truth["tasks"]
+        print("\n  %d live tasks: first read in %d slices, longest %.0f ms, records %s"
+              % (n, len(ends), max(e["took"] for e in ends) * 1e3,
+                 " ".join(str(e["task_records"]) for e in ends[:8])), file=sys.stderr)
+        self.assertGreater(len(ends), 1)
+        self.assertLess(ends[0]["task_records"], n)
+        self.assertEqual(ends[0]["flags"] & client.END_FIRST, client.END_FIRST)
+        self.assertEqual([e["gen"] for e in ends], list(range(1, len(ends) + 1)))
+        self.assertEqual(sum(1 for t in got["tasks"].values() if t.state != DONE), n + 1)  # and main
+        self.assertGreaterEqual(sum(e["task_records"] for e in ends), n + 1)
+        self.assertGreater(got["whole"].end["slices"], 1)
+        self.assertEqual(sum(1 for t in got["whole"].tasks.values() if t.state != DONE), n + 1)
+
+
 class Churn(AgentCase):
     def test_reads_answer_while_tasks_come_and_go(self):
         """A read answers the state as of one instant: tasks spawned while it is being served

@@ -554,6 +554,20 @@ def case_deep():
     asyncio.run(main())
 
 
+def case_many():
+    """MANY_TASKS tasks (default 50 000) parked on one event while the test reads."""
+    async def main():
+        ev = asyncio.Event()
+        made = [asyncio.create_task(ev.wait()) for _ in range(int(os.environ.get("MANY_TASKS", "50000")))]
+        await asyncio.sleep(0)
+        truth["tasks"] = len(made)
+        await mark("many")
+        ev.set()
+        await asyncio.gather(*made)
+
+    asyncio.run(main())
+
+
 def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
