@@ -587,11 +587,15 @@ def case_stall():
         ws = [asyncio.create_task(waker(i)) for i in range(n)]
         await asyncio.sleep(1.3)
         late = []
+        at = []  # when each tick began, for a reader that alternates reading and quiet phases
         end = now() + int(secs * 1e9)
         while now() < end:
             t0 = now()
             await asyncio.sleep(0.002)
             late.append(now() - t0 - 2_000_000)
+            at.append(t0)
+        if os.environ.get("STALL_SAMPLES"):
+            truth["samples"] = list(zip(at, late))
         late.sort()
         truth["late_max"] = late[-1]
         truth["late_p99"] = late[len(late) * 99 // 100]
