@@ -197,7 +197,7 @@ static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
 	if (st == STATUS_OK && (e->flags & END_MORE) && !(e->flags & END_FINAL))
 		return aio_failf(
 		    f, STATUS_MALFORMED, NULL, NULL,
-		    "the agent answered one read in more than %d slices: the application changes faster than the agent can tell, or this is not an asynctop agent",
+		    "the agent answered one read in more than %d slices: it falls too far behind the application, or this is not an asynctop agent",
 		    MAX_SLICES);
 	return st;
 }

@@ -336,9 +336,8 @@ static const struct bad bads[] = {
 	  "HELLO_OK frame: string lengths 300, 6, 3 exceed 256, 1024, 64 at "
 	  "offset 56" },
 	{ "slices", endless_slices, STATUS_MALFORMED,
-	  "the agent answered one read in more than 1024 slices: the "
-	  "application changes faster than the agent can tell, or this is not an "
-	  "asynctop agent" },
+	  "the agent answered one read in more than 1024 slices: it falls too "
+	  "far behind the application, or this is not an asynctop agent" },
 	{ "hello version", hello_error_version, STATUS_MALFORMED,
 	  "the agent does not speak version 3: this agent speaks 2" },
 	{ "parked undefined", parked_undefined, STATUS_MALFORMED,

@@ -161,6 +161,7 @@ class Client:
         self.hello = False
         self.pending = None  # dict Rec -> None: changed since the last READ (None before the first)
         self.pinned = []  # evicted Recs this connection saw alive, to deliver as DONE
+        self.owed = {}  # dict Rec -> None: a sliced reply's backlog, owed by the next slices
         self.alive_ids = set()  # tids delivered alive and not yet delivered DONE
         self.done_ids = set()  # tids delivered DONE while still in the ring
         self.agg = {}  # (stack, thread name) -> tuple of 7 cumulative figures
@@ -594,19 +595,36 @@ class Server:
         # slow reader, a large backlog), every round would copy again what keeps changing.
         late = time.monotonic_ns() + CATCH_UP_NS
         # A backlog too large for one reply within the reader's timeout (a first read of a
-        # million live tasks) is answered in slices: past SLICE_NS the sweep stops, the reply
-        # ends as usual and says MORE; the reader reads again at once.  A final push has no
+        # million live tasks) is answered in slices: past SLICE_NS the sweep stops, what is left
+        # of the backlog becomes owed, the reply ends as usual and says MORE, and the reader
+        # reads again at once.  The next slices sweep the owed records first, then what changed
+        # meanwhile, all within SLICE_NS; what a continuation leaves of the latter waits for the
+        # next reply (as records beyond the last pass do) and is never owed: owed records only
+        # ever decrease, and the slices end however fast tasks change.  A final push has no
         # reader to ask again: it sweeps everything.
         cut = None if final else time.monotonic_ns() + SLICE_NS
+        cont = bool(c.owed)  # a continuation: it never makes more owed
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
             time.sleep(YIELD_S)
             deadline = time.monotonic_ns() + CHUNK_NS
             parts, out = [], []
-            if cut is not None and not more and (c.pending or c.pinned) and time.monotonic_ns() > cut:
-                more = True  # the rest of the backlog goes in the next slice
-            if (c.pending or c.pinned) and not more:
+            past = cut is not None and time.monotonic_ns() > cut
+            if c.owed and not more:
+                if past:
+                    more = True  # the rest is owed by the next slice
+                    continue
+                with S.lock:
+                    self._take(c, deadline, parts, out, pend=c.owed)
+                done = False
+            elif (c.pending or c.pinned) and not more and past:
+                if not cont:
+                    with S.lock:
+                        c.owed, c.pending = c.pending, {}
+                more = True  # a continuation leaves the rest for the next reply, never owed
+                continue
+            elif (c.pending or c.pinned) and not more:
                 # Sweeping a round's set: what changes meanwhile waits in the journal.
                 with S.lock:
                     self._take(c, deadline, parts, out)
@@ -645,7 +663,7 @@ class Server:
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
-        return T, Treal, aggs, aggregated, ntasks, more and bool(c.pending or c.pinned)
+        return T, Treal, aggs, aggregated, ntasks, bool(c.owed)
 
     def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more=False):
         out = []
@@ -664,7 +682,7 @@ class Server:
         self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
                                            len(S.loop_threads), flags, aggregated, ntasks))
 
-    def _take(self, c, deadline, parts, out, limit=None):
+    def _take(self, c, deadline, parts, out, limit=None, pend=None):
         """Pack changed records (S.lock held): pinned ones first, then pending, until the deadline
         (None: all of them).  Appends packed records to parts and the definitions they need to
         out; returns the number packed.  Packs straight into bytes (no per-record tuple), so a
@@ -673,7 +691,8 @@ class Server:
         while c.pinned:
             self._pack(c, c.pinned.pop(), True, parts, out)
             n += 1
-        pend = c.pending
+        if pend is None:
+            pend = c.pending
         while pend:
             r = pend.popitem()[0]
             if r.evicted:
