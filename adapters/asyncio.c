@@ -13,8 +13,9 @@
  *   seq;
  * - HELLO_OK.pid is not compared with the pid asked for (PID namespaces
  *   differ); SO_PEERCRED and proc_start_ticks decide;
- * - HELLO asks for versions 2..2: a version 1 agent is refused with the
- *   versions named (it sends no parked-at stacks). */
+ * - HELLO asks for versions 3..3: an older agent is refused with the
+ *   versions named (it sends no parked-at stacks, or drops frames of deep
+ *   stacks without counting them). */
 #include "adapters/asyncio.h"
 
 #include <errno.h>
@@ -46,7 +47,9 @@ static enum status hello(struct adapter *a, struct collect *c,
 {
 	struct aio *p = a->priv;
 	struct wire *w = &p->w;
-	unsigned char body[8] = { 2, 0, 2, 0, 0, 0, 0, 0 }; /* 2..2, 0 */
+	unsigned char body[8] = {
+		ASYNCIO_PROTO_VERSION, 0, ASYNCIO_PROTO_VERSION, 0, 0, 0, 0, 0
+	}; /* the one version, flags 0 */
 	uint64_t timeout = a->cfg.reply_timeout_ns;
 	uint64_t deadline = u64_add_sat(collect_now(), timeout), ticks, now;
 	uint64_t start, agent_start;
@@ -177,9 +180,9 @@ static enum status attach(struct adapter *a, struct collect *c,
 	return hello(a, c, f);
 }
 
-/* Sends READ and reads its reply (or a final push). */
-static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
-                           struct failure *f)
+/* Sends one READ and reads its reply (or a final push). */
+static enum status read_slice(struct adapter *a, struct collect *c,
+                              struct end *e, struct failure *f)
 {
 	struct aio *p = a->priv;
 	uint64_t timeout = a->cfg.reply_timeout_ns, deadline;
@@ -206,6 +209,28 @@ static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
 	}
 	if (st == STATUS_OK)
 		p->loop_threads = e->loop_threads;
+	return st;
+}
+
+/* Reads the state as of one boundary: a READ, and READs again while the
+ * agent answers in slices (a backlog too large for one reply within the
+ * timeout, such as a first read of a million live tasks), each slice
+ * within its own timeout and hold; the last slice's END is the boundary. */
+static enum status do_read(struct adapter *a, struct collect *c, struct end *e,
+                           struct failure *f)
+{
+	unsigned slices = 0;
+	enum status st;
+
+	do
+		st = read_slice(a, c, e, f);
+	while (st == STATUS_OK && (e->flags & END_MORE) &&
+	       !(e->flags & END_FINAL) && ++slices < MAX_SLICES);
+	if (st == STATUS_OK && (e->flags & END_MORE) && !(e->flags & END_FINAL))
+		return aio_failf(
+		    f, STATUS_MALFORMED, NULL, NULL,
+		    "the agent answered one read in more than %d slices: it falls too far behind the application, or this is not an asynctop agent",
+		    MAX_SLICES);
 	return st;
 }
 

@@ -7,7 +7,7 @@
 #include "adapters/adapter.h"
 
 /* The protocol version this reader speaks, and its frame limits. */
-#define ASYNCIO_PROTO_VERSION 2
+#define ASYNCIO_PROTO_VERSION 3
 #define ASYNCIO_HEADER_SIZE   16
 #define ASYNCIO_MAX_PAYLOAD   ((uint32_t)1 << 20)
 

@@ -28,6 +28,7 @@
 #define MAX_TASKS   ((size_t)1 << 22)
 #define MAX_SITES   ((size_t)1 << 20)
 #define MAX_FRAMES  4096 /* frames handed over per sample (leaf side) */
+#define MAX_SLICES  1024 /* replies of one READ answered in slices */
 #define STOP_READ_NS \
 	(800 * MS) /* a read at or past the end, within the grace */
 #define SNAPSHOT_NS (1000 * MS) /* the longest gap between two READs */
@@ -42,6 +43,7 @@ enum task_state {
 enum {
 	END_FINAL = 1u << 0,
 	END_FIRST = 1u << 1,
+	END_MORE = 1u << 4,
 	TASK_SPAWN_UNKNOWN = 1u << 0,
 	TASK_NO_WAKER = 1u << 3,
 };
@@ -60,8 +62,10 @@ struct str {
 };
 
 struct stk {
-	uint32_t parent; /* index + 1 into stacks; 0: none */
-	uint32_t n, off; /* own frames: string indices in frame_pool */
+	uint32_t parent;  /* index + 1 into stacks; 0: none */
+	uint32_t n, off;  /* own frames: string indices in frame_pool */
+	uint32_t dropped; /* frames the agent left out above the own ones */
+	uint64_t total;   /* frames of the whole chain, dropped ones too */
 };
 
 struct task {

@@ -195,16 +195,17 @@ enum status aio_take_stacks(struct aio *p, struct failure *f)
 	uint32_t count, i;
 
 	(void)wire_u32(w, "the stack count", &count);
-	(void)wire_count(w, "the stack count", count, 16);
+	(void)wire_count(w, "the stack count", count, 20);
 	if (wire_status(w) == STATUS_OK && p->nstks + count > MAX_ENTRIES)
 		(void)wire_fail(w, 0, "more than %zu stacks", MAX_ENTRIES);
 	for (i = 0; i < count && wire_status(w) == STATUS_OK; i++) {
 		size_t at = w->off;
-		uint32_t id, parent, n, j, pref = 0, dummy;
+		uint32_t id, parent, n, dropped, j, pref = 0, dummy;
 
 		(void)wire_u32(w, "a stack id", &id);
 		(void)wire_u32(w, "a stack's parent", &parent);
 		(void)wire_u32(w, "a stack's frame count", &n);
+		(void)wire_u32(w, "a stack's dropped frames", &dropped);
 		if (wire_status(w) != STATUS_OK)
 			break;
 		if (id == 0 || aio_idmap_get(&p->stk_ids, id, &dummy)) {
@@ -261,9 +262,14 @@ enum status aio_take_stacks(struct aio *p, struct failure *f)
 		if (aio_idmap_put(&p->stk_ids, id, (uint32_t)p->nstks) !=
 		    STATUS_OK)
 			return nomem(f);
-		p->stks[p->nstks].parent = pref;
-		p->stks[p->nstks].n = n;
-		p->stks[p->nstks].off = (uint32_t)p->nframes;
+		p->stks[p->nstks] = (struct stk){
+			.parent = pref,
+			.n = n,
+			.off = (uint32_t)p->nframes,
+			.dropped = dropped,
+			.total = u64_add_sat(pref ? p->stks[pref - 1].total : 0,
+			                     (uint64_t)n + dropped),
+		};
 		p->nframes += n;
 		p->nstks++;
 	}

@@ -52,22 +52,30 @@ static struct strview str_view(const struct aio *p, uint32_t ref)
 
 /* Fills *outp (capacity *cap) with a stack, root first: [thread NAME]
  * when asked, then [spawn site unknown] when unknown, else the chain of
- * stack (its 4096 frames nearest the leaf), or nothing for stack 0 (the
- * model's [no spawn stack]; spelled out under a thread frame).
- * STATUS_NOMEM. */
+ * stack from the leaf up to its 4096th frame or to the first link whose
+ * root side the agent cut, or nothing for stack 0 (the model's [no spawn
+ * stack]; spelled out under a thread frame).  *dropped gets the chain's
+ * frames left out.  STATUS_NOMEM. */
 static enum status stack_into(struct aio *p, struct strview **outp, size_t *cap,
                               uint32_t stack, bool unknown, bool thread,
-                              uint32_t tref, size_t *depth)
+                              uint32_t tref, size_t *depth, size_t *dropped)
 {
 	struct strview *out;
-	size_t total = 0, off = thread ? 1 : 0, d, pos;
+	size_t kept = 0, off = thread ? 1 : 0, d, pos;
 	uint32_t s;
 
 	if (unknown)
 		stack = 0;
-	for (s = stack; s && total < MAX_FRAMES; s = p->stks[s - 1].parent)
-		total += p->stks[s - 1].n;
-	d = stack ? size_min(total, MAX_FRAMES) : (unknown || thread) ? 1 : 0;
+	for (s = stack; s; s = p->stks[s - 1].parent) {
+		const struct stk *k = &p->stks[s - 1];
+		size_t take = size_min(k->n, MAX_FRAMES - kept);
+
+		kept += take;
+		if (take < k->n || k->dropped || kept == MAX_FRAMES)
+			break;
+	}
+	*dropped = stack ? (size_t)(p->stks[stack - 1].total - kept) : 0;
+	d = stack ? kept : (unknown || thread) ? 1 : 0;
 	if (mem_grow(outp, cap, off + d + 1, sizeof(**outp)) != STATUS_OK)
 		return STATUS_NOMEM;
 	out = *outp;
@@ -103,10 +111,11 @@ static enum status stack_into(struct aio *p, struct strview **outp, size_t *cap,
 }
 
 static enum status frames_of(struct aio *p, uint32_t stack, bool unknown,
-                             bool thread, uint32_t tref, size_t *depth)
+                             bool thread, uint32_t tref, size_t *depth,
+                             size_t *dropped)
 {
 	return stack_into(p, &p->out, &p->capout, stack, unknown, thread, tref,
-	                  depth);
+	                  depth, dropped);
 }
 
 /* The figures beside the five that the agent tells for task t in the
@@ -136,12 +145,13 @@ enum status aio_task_sample(struct aio *p, size_t i, uint64_t T,
 {
 	const struct task *t = &p->tasks[i];
 	bool threads = p->loop_threads > 1;
-	size_t depth, pdepth = 0;
+	size_t depth, dropped, pdepth = 0, pdropped = 0;
 
-	if (frames_of(p, t->stack, t->unknown_site, threads, t->thread,
-	              &depth) != STATUS_OK ||
-	    (t->parked && stack_into(p, &p->pout, &p->cappout, t->parked, false,
-	                             threads, t->thread, &pdepth) != STATUS_OK))
+	if (frames_of(p, t->stack, t->unknown_site, threads, t->thread, &depth,
+	              &dropped) != STATUS_OK ||
+	    (t->parked &&
+	     stack_into(p, &p->pout, &p->cappout, t->parked, false, threads,
+	                t->thread, &pdepth, &pdropped) != STATUS_OK))
 		return STATUS_NOMEM;
 	*s = (struct sample){
 		.frames = p->out,
@@ -150,6 +160,8 @@ enum status aio_task_sample(struct aio *p, size_t i, uint64_t T,
 		.tasks = 1,
 		.parked = pdepth ? p->pout : NULL,
 		.parked_depth = pdepth,
+		.dropped = dropped,
+		.parked_dropped = pdropped,
 	};
 	task_window(t, T, &s->m);
 	task_extras(t, T, &s->x);
@@ -159,7 +171,7 @@ enum status aio_task_sample(struct aio *p, size_t i, uint64_t T,
 void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 {
 	bool threads = p->loop_threads > 1;
-	size_t i, depth;
+	size_t i, depth, dropped;
 
 	collect_clear(c);
 	for (i = 0; i < p->ntasks; i++) {
@@ -184,8 +196,8 @@ void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 			    x->cur[k] > x->base[k] ? x->cur[k] - x->base[k] : 0;
 		if (!d[0])
 			continue;
-		if (frames_of(p, x->stack, false, threads, x->thread, &depth) !=
-		    STATUS_OK) {
+		if (frames_of(p, x->stack, false, threads, x->thread, &depth,
+		              &dropped) != STATUS_OK) {
 			collect_dropped(c, 1);
 			continue;
 		}
@@ -194,6 +206,7 @@ void aio_emit(struct aio *p, struct collect *c, uint64_t T)
 		             (unsigned long long)d[0]);
 		s.frames = p->out;
 		s.depth = depth;
+		s.dropped = dropped;
 		s.task = sv_n(name, (size_t)k);
 		s.tasks = d[0];
 		s.m.v[METRIC_POLLS] = d[1];

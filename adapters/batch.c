@@ -95,6 +95,8 @@ enum status batch_add(struct batch *b, const struct sample *s)
 	b->nbytes += r->task.len;
 	r->tasks = s->tasks;
 	r->m = s->m;
+	r->dropped = s->dropped;
+	r->pdropped = s->parked_dropped;
 	b->max_depth = size_max(b->max_depth, s->depth);
 	b->max_depth = size_max(b->max_depth, s->parked_depth);
 	return STATUS_OK;
@@ -168,6 +170,8 @@ enum status batch_feed(const struct batch *b, const struct sample_sink *sink)
 			.parked = fr + half,
 			.parked_depth = r->pdepth,
 			.x = r->x,
+			.dropped = r->dropped,
+			.parked_dropped = r->pdropped,
 		};
 		st = sink->sample(sink->ctx, &s);
 		if (st != STATUS_OK && st != STATUS_LIMIT)

@@ -30,6 +30,9 @@ struct batch_rec {
 	struct metrics m;
 	uint32_t pfirst, pdepth; /* the parked-at stack, as first, depth */
 	struct extras x;
+	/* frames the producer left out, root side: of the spawn stack, of the
+	 * parked-at stack (the sample's dropped, parked_dropped) */
+	size_t dropped, pdropped;
 };
 
 struct batch {

@@ -274,17 +274,32 @@ static bool view_ok(struct strview v)
 	return v.ptr != NULL || v.len == 0;
 }
 
+/* Whether a stack of depth frames, of which its producer already left
+ * dropped out, is marked [truncated N frames]: it is deeper than the cap,
+ * or the producer cut it. */
+static bool cut(const struct model *m, size_t depth, size_t dropped)
+{
+	return depth > m->lim.max_depth || (dropped && depth);
+}
+
+/* The frames of a cut stack that are kept, nearest the leaf (the marker
+ * takes the last slot). */
+static size_t kept(const struct model *m, size_t depth)
+{
+	return size_min(depth, m->lim.max_depth - 1);
+}
+
 /* Checks the sample's views; counts the strings past max_name that are
  * kept (the frames beyond the depth cap are not). */
 static bool scan_frames(const struct model *m, const struct strview *f,
-                        size_t depth, uint64_t *clipped)
+                        size_t depth, size_t dropped, uint64_t *clipped)
 {
 	size_t max = m->lim.max_name, from = 0;
 
 	if (depth && !f)
 		return false;
-	if (depth > m->lim.max_depth)
-		from = depth - (m->lim.max_depth - 1);
+	if (cut(m, depth, dropped))
+		from = depth - kept(m, depth);
 	for (size_t i = 0; i < depth; i++) {
 		if (!view_ok(f[i]))
 			return false;
@@ -300,8 +315,9 @@ static bool scan(const struct model *m, const struct sample *s,
 	if (!view_ok(s->task))
 		return false;
 	*clipped = s->task.len > m->lim.max_name;
-	return scan_frames(m, s->frames, s->depth, clipped) &&
-	       scan_frames(m, s->parked, s->parked_depth, clipped);
+	return scan_frames(m, s->frames, s->depth, s->dropped, clipped) &&
+	       scan_frames(m, s->parked, s->parked_depth, s->parked_dropped,
+	                   clipped);
 }
 
 /* ---- finding a stack ---------------------------------------------------
@@ -309,25 +325,29 @@ static bool scan(const struct model *m, const struct sample *s,
  * pass and without building its key text; only a new stack gets its text,
  * its frames' hash_bytes and their lookups. */
 
-/* The depth frames f of a sample (none: the reserved one-frame stack)
- * as kept into m->views (reserved names, the depth cap, max_name); *hash
- * gets their stackkey_hash and *len their key text's length. */
+/* The depth frames f of a sample (none: the reserved one-frame stack),
+ * of which its producer left dropped out on the root side, as kept into
+ * m->views (reserved names, the depth cap, max_name); *hash gets their
+ * stackkey_hash and *len their key text's length. */
 static enum status sample_frames(struct model *m, const struct strview *f,
-                                 size_t depth, enum reserved none,
-                                 size_t *nframes, uint64_t *hash, size_t *len)
+                                 size_t depth, size_t dropped,
+                                 enum reserved none, size_t *nframes,
+                                 uint64_t *hash, size_t *len)
 {
 	size_t skip = 0, k = 0;
-	size_t n = depth == 0 ? 1 : size_min(depth, m->lim.max_depth);
+	size_t n = depth == 0               ? 1
+	           : cut(m, depth, dropped) ? kept(m, depth) + 1
+	                                    : depth;
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
 		return STATUS_NOMEM;
 	if (depth == 0) {
 		m->views[k++] = reserved_name(none);
-	} else if (depth > m->lim.max_depth) {
-		skip = depth - (m->lim.max_depth - 1);
-		m->views[k++] =
-		    sv_n(m->mark,
-		         reserved_truncated(m->mark, sizeof(m->mark), skip));
+	} else if (cut(m, depth, dropped)) {
+		skip = depth - kept(m, depth);
+		m->views[k++] = sv_n(
+		    m->mark, reserved_truncated(m->mark, sizeof(m->mark),
+		                                size_add_sat(skip, dropped)));
 	}
 	for (size_t i = skip; i < depth; i++)
 		m->views[k++] = bound(m, f[i], RESERVED_UNKNOWN_FRAME);
@@ -516,8 +536,8 @@ static enum status add_parked(struct model *m, const struct sample *s,
 	*parked = m->not_parked;
 	if (s->parked_depth == 0)
 		return STATUS_OK;
-	st = sample_frames(m, s->parked, s->parked_depth, RESERVED_NOT_PARKED,
-	                   &k.n, &h, &k.len);
+	st = sample_frames(m, s->parked, s->parked_depth, s->parked_dropped,
+	                   RESERVED_NOT_PARKED, &k.n, &h, &k.len);
 	if (st != STATUS_OK)
 		return st;
 	k.v = m->views;
@@ -553,8 +573,8 @@ enum status model_add(struct model *m, const struct sample *s)
 	st = add_parked(m, s, &fk.parked, &other);
 	if (st != STATUS_OK)
 		goto undo;
-	st = sample_frames(m, s->frames, s->depth, RESERVED_NO_STACK, &k.n, &h,
-	                   &k.len);
+	st = sample_frames(m, s->frames, s->depth, s->dropped,
+	                   RESERVED_NO_STACK, &k.n, &h, &k.len);
 	if (st != STATUS_OK)
 		goto undo;
 	k.v = m->views;
@@ -594,8 +614,8 @@ enum status model_add(struct model *m, const struct sample *s)
 		goto undo;
 	m->cur.samples++;
 	m->cur.other += other;
-	m->cur.truncated += (s->depth > m->lim.max_depth) +
-	                    (s->parked_depth > m->lim.max_depth);
+	m->cur.truncated += cut(m, s->depth, s->dropped) +
+	                    cut(m, s->parked_depth, s->parked_dropped);
 	m->cur.clipped += clipped;
 	return other ? STATUS_LIMIT : STATUS_OK;
 undo:

@@ -60,6 +60,10 @@ struct sample {
 	const struct strview *parked;
 	size_t parked_depth;
 	struct extras x; /* optional figures; x.known 0: none */
+	/* Frames the producer already left out on the root side of frames
+	 * (of parked): the model's [truncated N frames] counts them too. */
+	size_t dropped;
+	size_t parked_dropped;
 };
 
 /* Where samples go.  sample() is called once per sample; meta(), when set,

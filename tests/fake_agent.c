@@ -88,6 +88,7 @@ void put_stacks(struct buf *b, uint32_t seq, const struct fstack *s, size_t n)
 		(void)wire_put_u32(b, s[i].id);
 		(void)wire_put_u32(b, s[i].parent);
 		(void)wire_put_u32(b, s[i].n);
+		(void)wire_put_u32(b, s[i].dropped);
 		for (j = 0; j < s[i].n; j++)
 			(void)wire_put_u32(b, s[i].frames[j % 4]);
 	}
@@ -198,7 +199,7 @@ static bool agent_read(struct agent *g, int fd, void *dst, size_t n)
 	return true;
 }
 
-static bool agent_request(struct agent *g, int fd)
+static bool agent_request(struct agent *g, int fd, uint32_t *seq)
 {
 	unsigned char h[16], body[64];
 	uint32_t len;
@@ -211,6 +212,7 @@ static bool agent_request(struct agent *g, int fd)
 		return false;
 	if (g->nreq < 16)
 		g->req[g->nreq++] = wire_le16(h + 6);
+	*seq = wire_le32(h + 12);
 	return true;
 }
 
@@ -226,11 +228,27 @@ static void agent_send(int fd, const char *p, size_t n)
 	}
 }
 
+/* Answers every request with an END saying more is to come. */
+static void agent_more(struct agent *g, int fd)
+{
+	uint32_t seq;
+	struct buf b;
+
+	buf_init(&b);
+	while (agent_request(g, fd, &seq)) {
+		buf_reset(&b);
+		put_end(&b, seq, SEC, 0, 1, END_MORE_F);
+		agent_send(fd, (const char *)b.data, b.len);
+	}
+	buf_fini(&b);
+}
+
 static void *agent_serve(void *arg)
 {
 	struct agent *g = arg;
 	int fd;
 	size_t i;
+	uint32_t seq;
 	char c;
 
 	if (!agent_wait(g, g->lfd))
@@ -241,7 +259,11 @@ static void *agent_serve(void *arg)
 	for (i = 0; i < g->nsteps; i++) {
 		struct agent_step *s = &g->step[i];
 
-		if (s->mode != AGENT_PUSH && !agent_request(g, fd))
+		if (s->mode == AGENT_MORE) {
+			agent_more(g, fd);
+			break;
+		}
+		if (s->mode != AGENT_PUSH && !agent_request(g, fd, &seq))
 			break;
 		if (s->mode == AGENT_HANG) {
 			agent_wait(g, g->quit[0]);
@@ -406,8 +428,8 @@ const struct fstr agent_strs[6] = {
 	{ 4, "worker" },          { 5, "MainThread" },   { 6, "loop-2" },
 };
 const struct fstack agent_stacks[2] = {
-	{ 1, 0, 1, { 1 } },
-	{ 2, 1, 2, { 2, 3 } },
+	{ 1, 0, 1, { 1 }, 0 },
+	{ 2, 1, 2, { 2, 3 }, 0 },
 };
 
 const struct ftask agent_task_a0 = { .id = 1,

@@ -42,6 +42,7 @@ void put_strings(struct buf *b, uint32_t seq, const struct fstr *s, size_t n);
 struct fstack {
 	uint32_t id, parent, n;
 	uint32_t frames[4];
+	uint32_t dropped; /* frames the agent left out above these */
 };
 
 /* STACKS defining the n stacks of s (frames[k % 4] for frame k). */
@@ -70,7 +71,7 @@ struct fagg {
 /* AGGS with the n aggregates of g. */
 void put_aggs(struct buf *b, uint32_t seq, const struct fagg *g, size_t n);
 
-enum { END_FINAL_F = 1, END_FIRST_F = 2 };
+enum { END_FINAL_F = 1, END_FIRST_F = 2, END_MORE_F = 16 };
 
 /* END of request seq at monotonic boundary ns (wall clock 1700000000 s
  * later), counting records task records and threads loop threads. */
@@ -85,6 +86,7 @@ enum agent_mode {
 	AGENT_HANG,  /* read a request, never answer */
 	AGENT_PUSH,  /* send the bytes without a request */
 	AGENT_CLOSE, /* read a request, close */
+	AGENT_MORE,  /* answer every request with an empty END MORE */
 };
 
 struct agent_step {

@@ -302,8 +302,9 @@ static enum status line_sample(void *ctx, const struct sample *s)
 		used += (size_t)snprintf(d + used, 96 - used, "%s%.*s",
 		                         i ? ";" : "", (int)s->parked[i].len,
 		                         s->parked[i].ptr);
-	snprintf(d + used, 96 - used, "|%u|%llu", (unsigned)s->x.known,
-	         (unsigned long long)s->x.v[EXTRA_SELF_WAKES]);
+	snprintf(d + used, 96 - used, "|%u|%llu|%zu|%zu", (unsigned)s->x.known,
+	         (unsigned long long)s->x.v[EXTRA_SELF_WAKES], s->dropped,
+	         s->parked_dropped);
 	return l->n == 3 ? STATUS_LIMIT : STATUS_OK;
 }
 
@@ -328,6 +329,9 @@ static enum status fill(struct batch *b)
 		s.parked_depth = (size_t)(3 - i);
 		s.x.known = (uint32_t)i;
 		s.x.v[EXTRA_SELF_WAKES] = 100 + (uint64_t)i;
+		/* and what the producer left out of each stack */
+		s.dropped = (size_t)i;
+		s.parked_dropped = 7 * (size_t)i;
 		st = batch_add(b, &s);
 		if (st != STATUS_OK)
 			return st;
@@ -353,10 +357,10 @@ static enum status batch_round(void *ctx)
 		st = batch_feed(&b, &sink);
 	if (st == STATUS_OK) {
 		ck_assert_uint_eq(l.n, 4);
-		ck_assert_str_eq(l.s[0], "|t|0|0|p0;p1;p2|0|100");
-		ck_assert_str_eq(l.s[1], "root|t|10|1|p0;p1|1|101");
-		ck_assert_str_eq(l.s[2], "root;||20|2|p0|2|102");
-		ck_assert_str_eq(l.s[3], "root;;leaf|t|30|3||3|103");
+		ck_assert_str_eq(l.s[0], "|t|0|0|p0;p1;p2|0|100|0|0");
+		ck_assert_str_eq(l.s[1], "root|t|10|1|p0;p1|1|101|1|7");
+		ck_assert_str_eq(l.s[2], "root;||20|2|p0|2|102|2|14");
+		ck_assert_str_eq(l.s[3], "root;;leaf|t|30|3||3|103|3|21");
 	} else {
 		ck_assert_int_eq(st, STATUS_NOMEM);
 	}

@@ -280,9 +280,9 @@ END_TEST
 START_TEST(asyncio_deep_chain)
 {
 	static const struct fstack chain[] = {
-		{ 1, 0, 100, { 1, 1, 1, 1 } },
-		{ 2, 1, 100, { 2, 2, 2, 2 } },
-		{ 3, 2, 100, { 3, 3, 3, 3 } },
+		{ 1, 0, 100, { 1, 1, 1, 1 }, 0 },
+		{ 2, 1, 100, { 2, 2, 2, 2 }, 0 },
+		{ 3, 2, 100, { 3, 3, 3, 3 }, 0 },
 	};
 	struct agent g;
 	static struct agent_run r;
@@ -424,7 +424,7 @@ START_TEST(asyncio_parked_and_extras)
 		{ 8, "asyncio.locks:Lock.acquire:114" },
 		{ 9, "[awaits Lock]" },
 	};
-	static const struct fstack parked = { 3, 0, 3, { 7, 8, 9 } };
+	static const struct fstack parked = { 3, 0, 3, { 7, 8, 9 }, 0 };
 	struct ftask t[2] = { agent_task_a0, agent_task_b0 };
 	struct aio p;
 	struct buf b;
@@ -503,6 +503,116 @@ START_TEST(asyncio_parked_and_extras)
 }
 END_TEST
 
+/* Frames the agent left out are counted, not lost: a 10 000-frame spawn
+ * stack (a parent's frame, then 128 of the task's own, 9 871 above them
+ * cut) and a parked-at stack cut to its innermost 128 hand the true number
+ * of frames left out to the model. */
+START_TEST(asyncio_dropped_frames)
+{
+	static const struct fstack deep[] = {
+		{ 3, 1, 128, { 2, 3, 2, 3 }, 9871 },
+		{ 4, 0, 128, { 3, 2, 3, 2 }, 40 },
+		{ 5, 3, 1, { 1 }, UINT32_MAX },
+	};
+	struct ftask t = agent_task_a0;
+	struct aio p;
+	struct buf b;
+	struct failure f;
+	struct sample s;
+	uint64_t n = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.fd = -1;
+	t.stack = 3;
+	t.parked = 4;
+	buf_init(&b);
+	put_strings(&b, 2, agent_strs, 6);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, agent_stacks, 2);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_stacks(&b, 2, deep, 3);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
+	buf_reset(&b);
+	put_tasks(&b, 2, &t, 1);
+	frame_in(&p, &b);
+	ck_assert_int_eq(aio_take_tasks(&p, &n, &f), STATUS_OK);
+
+	/* the own frames are kept, the cut and the parent's frame above it
+	 * are counted: 128 + 9 872 = 10 000 */
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 128);
+	ck_assert_uint_eq(s.dropped, 9872);
+	ck_assert(sv_eq(s.frames[0], sv_c("app:serve:10")));
+	ck_assert(sv_eq(s.frames[127], sv_c("app:handle:20")));
+	ck_assert_uint_eq(s.parked_depth, 128);
+	ck_assert_uint_eq(s.parked_dropped, 40);
+
+	/* the largest count an agent can send is added, not wrapped */
+	p.tasks[0].stack = 5;
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 1);
+	ck_assert_uint_eq(s.dropped, (uint64_t)UINT32_MAX + 10000);
+
+	/* a chain with no cut is whole: nothing dropped */
+	p.tasks[0].stack = 2;
+	p.tasks[0].parked = 0;
+	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
+	ck_assert_uint_eq(s.depth, 3);
+	ck_assert_uint_eq(s.dropped, 0);
+	ck_assert_uint_eq(s.parked_dropped, 0);
+
+	buf_fini(&b);
+	aio_reset(&p);
+	mem_free(p.strs);
+	mem_free(p.stks);
+	mem_free(p.frame_pool);
+	mem_free(p.tasks);
+	mem_free(p.out);
+	mem_free(p.pout);
+}
+END_TEST
+
+/* A first read answered in two slices (END MORE, then the rest): the
+ * reader reads again at once, and the window starts at the last slice's
+ * boundary with both slices' tasks. */
+START_TEST(asyncio_first_read_in_slices)
+{
+	struct agent g;
+	static struct agent_run r;
+	struct buf *b;
+	struct ftask a = agent_task_a0, bt = agent_task_b0;
+
+	agent_init(&g);
+	agent_hello_ok(&g);
+	b = agent_step(&g, AGENT_REPLY);
+	put_strings(b, 2, agent_strs, 6);
+	put_stacks(b, 2, agent_stacks, 2);
+	put_tasks(b, 2, &a, 1);
+	put_end(b, 2, MSs(900), 1, 1, END_FIRST_F | END_MORE_F);
+	b = agent_step(&g, AGENT_REPLY);
+	put_tasks(b, 3, &bt, 1);
+	put_end(b, 3, SEC, 1, 1, 0);
+	put_end(agent_step(&g, AGENT_REPLY), 4, 2 * SEC, 0, 1, 0);
+	agent_start(&g);
+	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, &r);
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_int_eq(r.m[0].kind, WORKER_WINDOW);
+	ck_assert_int_eq(r.m[0].duration, (int64_t)SEC);
+	ck_assert_uint_eq(r.m[0].n, 2);
+	ck_assert_str_eq(r.m[0].line[0],
+	                 A_STACK "|worker|1000000000|0|0|0|0|1");
+	ck_assert_str_eq(r.m[0].line[1],
+	                 "main:<module>:1||0|1000000000|0|0|0|1");
+	ck_assert_uint_eq(g.nreq, 4); /* HELLO, READ, READ again, READ */
+	agent_fini(&g);
+}
+END_TEST
+
 Suite *suite_asyncio(void);
 Suite *suite_asyncio(void)
 {
@@ -518,6 +628,8 @@ Suite *suite_asyncio(void)
 	tcase_add_test(t, asyncio_deep_chain);
 	tcase_add_test(t, asyncio_allocation_failures);
 	tcase_add_test(t, asyncio_parked_and_extras);
+	tcase_add_test(t, asyncio_dropped_frames);
+	tcase_add_test(t, asyncio_first_read_in_slices);
 	suite_add_tcase(s, t);
 	return s;
 }

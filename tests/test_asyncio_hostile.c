@@ -28,7 +28,7 @@ static void bad_version(struct agent *g)
 	struct buf *b = agent_step(g, AGENT_REPLY);
 
 	put_hello_ok(b, 1, 1);
-	b->data[4] = 1; /* an agent of the previous protocol */
+	b->data[4] = 2; /* an agent of the previous protocol */
 }
 
 static void oversized(struct agent *g)
@@ -85,7 +85,7 @@ static void string_undefined(struct agent *g)
 
 static void stack_cycle(struct agent *g)
 {
-	static const struct fstack cyc = { 2, 2, 1, { 1 } };
+	static const struct fstack cyc = { 2, 2, 1, { 1 }, 0 };
 	struct buf *b;
 
 	agent_hello_ok(g);
@@ -96,7 +96,7 @@ static void stack_cycle(struct agent *g)
 
 static void stack_too_deep(struct agent *g)
 {
-	static const struct fstack deep = { 1, 0, 129, { 1, 2, 3, 4 } };
+	static const struct fstack deep = { 1, 0, 129, { 1, 2, 3, 4 }, 0 };
 	struct buf *b;
 
 	agent_hello_ok(g);
@@ -107,7 +107,7 @@ static void stack_too_deep(struct agent *g)
 
 static void stack_parent_missing(struct agent *g)
 {
-	static const struct fstack orphan = { 7, 3, 1, { 1 } };
+	static const struct fstack orphan = { 7, 3, 1, { 1 }, 0 };
 	struct buf *b;
 
 	agent_hello_ok(g);
@@ -214,8 +214,14 @@ static void hello_error_version(struct agent *g)
 
 	fr_begin(b, ASYNCIO_ERROR, 1, &at);
 	(void)wire_put_u32(b, 4);
-	(void)buf_adds(b, "this agent speaks 3");
+	(void)buf_adds(b, "this agent speaks 2");
 	fr_end(b, at);
+}
+
+static void endless_slices(struct agent *g)
+{
+	agent_hello_ok(g);
+	(void)agent_step(g, AGENT_MORE);
 }
 
 /* The first reply with task t instead of task A. */
@@ -291,7 +297,7 @@ static const struct bad bads[] = {
 	  "the reply does not start with the magic \"ATOP\" (got 48 54 54 50): "
 	  "not an asynctop agent" },
 	{ "version", bad_version, STATUS_MALFORMED,
-	  "agent speaks protocol version 1, this reader speaks 2" },
+	  "agent speaks protocol version 2, this reader speaks 3" },
 	{ "oversized", oversized, STATUS_MALFORMED,
 	  "a TASKS frame of 2097152 bytes exceeds the 1048576-byte limit" },
 	{ "type", unknown_type, STATUS_MALFORMED, "unknown frame type 0x0042" },
@@ -329,8 +335,11 @@ static const struct bad bads[] = {
 	{ "hello lengths", hello_lengths, STATUS_MALFORMED,
 	  "HELLO_OK frame: string lengths 300, 6, 3 exceed 256, 1024, 64 at "
 	  "offset 56" },
+	{ "slices", endless_slices, STATUS_MALFORMED,
+	  "the agent answered one read in more than 1024 slices: it falls too "
+	  "far behind the application, or this is not an asynctop agent" },
 	{ "hello version", hello_error_version, STATUS_MALFORMED,
-	  "the agent does not speak version 2: this agent speaks 3" },
+	  "the agent does not speak version 3: this agent speaks 2" },
 	{ "parked undefined", parked_undefined, STATUS_MALFORMED,
 	  "TASKS frame: task 1 is parked at stack 99, which is not defined at offset 44" },
 	{ "parked parent", parked_with_parent, STATUS_MALFORMED,

@@ -207,6 +207,83 @@ START_TEST(reserved_names)
 }
 END_TEST
 
+/* Frames a producer already left out count in the marker, whether or
+ * not the model cuts more. */
+START_TEST(depth_cap_counts_producer_cut)
+{
+	static const struct strview two[2] = { { "a", 1 }, { "b", 1 } };
+	static const struct strview five[5] = {
+		{ "c", 1 }, { "d", 1 }, { "e", 1 }, { "f", 1 }, { "g", 1 },
+	};
+	struct model *m = tm_mk(0, 0, 0, 4, 0);
+	const struct window *w;
+	struct sample s = {
+		.frames = two, .depth = 2, .task = sv_c("t"), .dropped = 3
+	};
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	s.m = tm_vals(1);
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+	s = (struct sample){
+		.frames = five, .depth = 5, .task = sv_c("t"), .dropped = 2
+	};
+	s.m = tm_vals(2);
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
+	tm_check_dump(m, w,
+	              "R [truncated 3 frames];a;b t=1 v=1,5\n"
+	              "  t t=1 v=1\n"
+	              "R [truncated 4 frames];e;f;g t=1 v=2,10\n"
+	              "  t t=1 v=2\n");
+	ck_assert_uint_eq(w->stats.truncated, 2);
+	model_free(m);
+}
+END_TEST
+
+/* The same for a parked-at stack: parked_dropped counts in its marker. */
+START_TEST(depth_cap_counts_producer_cut_parked)
+{
+	static const struct strview two[2] = { { "a", 1 }, { "b", 1 } };
+	static const struct strview five[5] = {
+		{ "c", 1 }, { "d", 1 }, { "e", 1 }, { "f", 1 }, { "g", 1 },
+	};
+	struct model *m = tm_mk(0, 0, 0, 4, 0);
+	const struct window *w, *g;
+	struct sample s = { .frames = two,
+		            .depth = 2,
+		            .task = sv_c("t"),
+		            .parked = five,
+		            .parked_depth = 5,
+		            .parked_dropped = 2 };
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	s.m = tm_vals(1);
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
+	ck_assert_uint_eq(w->stats.truncated, 1);
+	ck_assert_int_eq(
+	    model_group(m, w, (struct grouping){ .key = GROUP_PARKED }, &g),
+	    STATUS_OK);
+	{
+		static const char *const want[] = { "[truncated 4 frames]", "e",
+			                            "f", "g" };
+		size_t depth;
+		const uint32_t *fr;
+
+		ck_assert_uint_eq(g->nrows, 1);
+		fr = model_stack(m, g->rows[0].stack, &depth);
+		ck_assert_uint_eq(depth, 4);
+		for (size_t i = 0; i < depth; i++) {
+			struct strview v = model_frame(m, fr[i]);
+
+			ck_assert_int_eq(sv_cmp(v, sv_c(want[i])), 0);
+		}
+	}
+	model_group_free(g);
+	model_free(m);
+}
+END_TEST
+
 START_TEST(depth_cap)
 {
 	struct model *m = tm_mk(0, 0, 0, 4, 0);
@@ -615,6 +692,8 @@ Suite *suite_model(void)
 	tcase_add_test(tc, canonical_order);
 	tcase_add_test(tc, reserved_names);
 	tcase_add_test(tc, depth_cap);
+	tcase_add_test(tc, depth_cap_counts_producer_cut);
+	tcase_add_test(tc, depth_cap_counts_producer_cut_parked);
 	tcase_add_test(tc, clip_at_utf8_boundary);
 	tcase_add_test(tc, stack_cap_goes_to_other);
 	tcase_add_test(tc, frame_and_name_caps);

@@ -112,8 +112,8 @@ class State:
         self.code_keep = []  # interned code objects, kept alive so their ids stay unique
         self.skip = {}  # id(code) -> bool (frame skipped in spawn stacks)
         self.stack_next = itertools.count(1)
-        self.stacks = {}  # id -> (parent id, tuple of frame string ids)
-        self.stack_ids = {}  # (parent id, frames) -> id
+        self.stacks = {}  # id -> (parent id, tuple of frame string ids, frames left out above)
+        self.stack_ids = {}  # (parent id, frames, left out) -> id
         self.overflow = False
         self.loop_threads = set()  # thread_token() of each thread that ran a loop
         self.thread_tokens = itertools.count(1)
@@ -154,8 +154,8 @@ class State:
             self.str_ids[text] = sid
         return sid
 
-    def intern_stack(self, parent, frames):
-        key = (parent, frames)
+    def intern_stack(self, parent, frames, dropped=0):
+        key = (parent, frames, dropped)
         sid = self.stack_ids.get(key)
         if sid is None:
             if len(self.stacks) >= MAX_INTERN:
@@ -235,7 +235,8 @@ def _frame_id(f):
 
 
 def _capture(f, parent_task):
-    """Own frame ids of a spawn, root first, from frame f (the caller of create_task)."""
+    """(own frame ids of a spawn, root first, from frame f (the caller of create_task); how many
+    more own frames lie above the MAX_DEPTH kept)."""
     stop = None
     if parent_task is not None:
         coro = parent_task.get_coro()
@@ -256,10 +257,22 @@ def _capture(f, parent_task):
             sid = fids.get((id(code), f.f_lasti))
             out.append(sid if sid is not None else _frame_id(f))
         if f is stop:
-            break
+            return tuple(reversed(out)), 0
         f = f.f_back
     out.reverse()
-    return tuple(out)
+    return tuple(out), _count_above(f, stop)
+
+
+def _count_above(f, stop):
+    """The frames a spawn stack would have kept from f up (only deep recursion gets here)."""
+    n = 0
+    while f is not None and f.f_code is not _HANDLE_RUN:
+        sk = S.skip.get(id(f.f_code))
+        n += not (_is_skipped(f.f_code) if sk is None else sk)
+        if f is stop:
+            break
+        f = f.f_back
+    return n
 
 
 # -- loops and threads -----------------------------------------------------------------------
@@ -661,7 +674,7 @@ def _begin_spawn(loop, coro, f):
         prec = getattr(parent, ATTR, None)
         if prec is None:
             prec = _rec_of(parent, loop, _now(), IDLE)
-    frames = _capture(f, parent)
+    frames, dropped = _capture(f, parent)
     if prec is not None:
         sp.parent = prec.tid
         pstack = prec.stack
@@ -673,7 +686,7 @@ def _begin_spawn(loop, coro, f):
     else:
         if not frames:  # nothing but asyncio machinery, and no parent
             frames = (S.intern_str("[no spawn stack]"),)
-        sp.stack = S.intern_stack(pstack, frames)
+        sp.stack = S.intern_stack(pstack, frames, dropped)
     return sp
 
 

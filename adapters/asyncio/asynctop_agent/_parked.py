@@ -29,6 +29,7 @@ _Future = asyncio.Future
 _Task = asyncio.Task
 _getrefcount = sys.getrefcount
 _referents = gc.get_referents
+MAX_WALK = 1 << 20  # awaits followed down a chain: all of any real one, so the cut is counted
 
 # What a task awaits, by the qualname of a frame of asyncio (or of uvloop) at the end of its
 # chain.  The outermost match of the chain's last run of such frames wins: Queue.join waits on
@@ -123,7 +124,7 @@ def walk(task, timers):
     frames = []
     chain = []
     lab = None  # the label from the chain's trailing run of library frames
-    while obj is not None and len(chain) < MAX_DEPTH:
+    while obj is not None and len(chain) < MAX_WALK:
         chain.append(obj)
         tp = type(obj)
         if tp is _CORO:
@@ -172,9 +173,8 @@ def walk(task, timers):
             no_waker = _orphan(task, fut, chain, timers)
     if lab is not None:
         frames.append(label(lab))
-    if len(frames) > MAX_DEPTH:
-        frames = frames[-MAX_DEPTH:]  # the innermost: where it waits matters most
-    return S.intern_stack(0, tuple(frames)), no_waker
+    dropped = max(len(frames) - MAX_DEPTH, 0)  # the innermost are kept: where it waits matters
+    return S.intern_stack(0, tuple(frames[dropped:]), dropped), no_waker
 
 
 def task_name(t):

@@ -1,6 +1,6 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread.
 
-Implements docs/asyncio-protocol.md (version 2).  Replies are built in short chunks; the socket
+Implements docs/asyncio-protocol.md (version 3).  Replies are built in short chunks; the socket
 send between chunks releases the interpreter so the application keeps running during a read.
 """
 
@@ -16,7 +16,7 @@ import time
 from . import _core, _parked
 from ._core import S, DONE, RUNNING
 
-VERSION = 2
+VERSION = 3
 MAGIC = b"ATOP"
 HDR = struct.Struct("<4sHHII")
 T_HELLO, T_READ, T_BYE = 1, 2, 3
@@ -42,6 +42,17 @@ CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the inte
 FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
 CATCH_UP_NS = 50_000_000  # no catch-up round starts later than this after the read began
+
+
+def _slice_ns():
+    try:
+        return max(1, int(os.environ.get("ASYNCTOP_SLICE_MS", "250"))) * 1_000_000
+    except ValueError:
+        return 250_000_000
+
+
+SLICE_NS = _slice_ns()  # a reply past this cuts its backlog short: END MORE, the reader reads again
+F_MORE = 16  # END flag: a slice, the backlog goes on in the next reply (protocol §4.5)
 SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
@@ -50,8 +61,8 @@ END = struct.Struct("<QQQQQIIQQ")
 HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 U32 = struct.Struct("<I")
 U32x2 = struct.Struct("<II")
-U32x3 = struct.Struct("<III")
-AGENT_VERSION = "asynctop_agent 2"
+U32x4 = struct.Struct("<IIII")
+AGENT_VERSION = "asynctop_agent 3"
 F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
 
 assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
@@ -153,6 +164,7 @@ class Client:
         self.hello = False
         self.pending = None  # dict Rec -> None: changed since the last READ (None before the first)
         self.pinned = []  # evicted Recs this connection saw alive, to deliver as DONE
+        self.owed = {}  # dict Rec -> None: a sliced reply's backlog, owed by the next slices
         self.alive_ids = set()  # tids delivered alive and not yet delivered DONE
         self.done_ids = set()  # tids delivered DONE while still in the ring
         self.agg = {}  # (stack, thread name) -> tuple of 7 cumulative figures
@@ -571,36 +583,62 @@ class Server:
         switch = sys.getswitchinterval()
         sys.setswitchinterval(min(switch, SWITCH_S))
         try:
-            T, Treal, aggs, aggregated, ntasks = self._rounds(c, seq, first, last)
+            T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
         finally:
             sys.setswitchinterval(switch)
-        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks)
+        self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more)
 
-    def _rounds(self, c, seq, first, last):
+    def _rounds(self, c, seq, first, last, final):
         """The chunks of a read (see _serve_read); returns what the END needs."""
         ntasks = 0
         passes = 0
         rounds = 0
+        more = False
         # Catching up is worth it only while rounds are short: once a read has taken longer (a
         # slow reader, a large backlog), every round would copy again what keeps changing.
         late = time.monotonic_ns() + CATCH_UP_NS
+        # A backlog too large for one reply within the reader's timeout (a first read of a
+        # million live tasks) is answered in slices: past SLICE_NS the sweep stops, what is left
+        # of the backlog becomes owed, the reply ends as usual and says MORE, and the reader
+        # reads again at once.  The next slices sweep the owed records first, then what changed
+        # meanwhile, all within SLICE_NS; what a continuation leaves of the latter waits for the
+        # next reply (as records beyond the last pass do) and is never owed: owed records only
+        # ever decrease, and the slices end however fast tasks change.  A final push has no
+        # reader to ask again: it sweeps everything.
+        cut = None if final else time.monotonic_ns() + SLICE_NS
+        cont = bool(c.owed)  # a continuation: it never makes more owed
         while True:
             # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
             # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
             time.sleep(YIELD_S)
             deadline = time.monotonic_ns() + CHUNK_NS
             parts, out = [], []
-            if c.pending or c.pinned:
+            past = cut is not None and time.monotonic_ns() > cut
+            if c.owed and not more:
+                if past:
+                    more = True  # the rest is owed by the next slice
+                    continue
+                with S.lock:
+                    self._take(c, deadline, parts, out, pend=c.owed)
+                done = False
+            elif (c.pending or c.pinned) and not more and past:
+                if not cont:
+                    with S.lock:
+                        c.owed, c.pending = c.pending, {}
+                more = True  # a continuation leaves the rest for the next reply, never owed
+                continue
+            elif (c.pending or c.pinned) and not more:
                 # Sweeping a round's set: what changes meanwhile waits in the journal.
                 with S.lock:
                     self._take(c, deadline, parts, out)
                 done = False
-            elif rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
+            elif not more and rounds < CATCH_UP and time.monotonic_ns() < late and not self._drain(deadline):
                 continue
             else:
                 with S.lock:
                     size = len(c.pending) + len(c.pinned)
-                    if rounds < CATCH_UP and FINAL_MAX < size < last and time.monotonic_ns() < late:
+                    if (not more and rounds < CATCH_UP and FINAL_MAX < size < last
+                            and time.monotonic_ns() < late):
                         rounds += 1
                         last = size
                         self._take(c, deadline, parts, out)
@@ -628,9 +666,9 @@ class Server:
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
-        return T, Treal, aggs, aggregated, ntasks
+        return T, Treal, aggs, aggregated, ntasks, bool(c.owed)
 
-    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks):
+    def _send_end(self, c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more=False):
         out = []
         for (stack, thread_name), a in aggs:
             self._need_stack(c, stack, out)
@@ -643,11 +681,11 @@ class Server:
             self._send(c, T_AGGS, seq, b"".join(body))
         c.gen += 1
         flags = ((1 if final else 0) | (2 if first else 0) | (4 if S.overflow else 0)
-                 | (8 if S.disabled_by_fault else 0))
+                 | (8 if S.disabled_by_fault else 0) | (F_MORE if more else 0))
         self._send(c, T_END, seq, END.pack(T, Treal, c.gen, S.finished_total, len(S.live),
                                            len(S.loop_threads), flags, aggregated, ntasks))
 
-    def _take(self, c, deadline, parts, out, limit=None):
+    def _take(self, c, deadline, parts, out, limit=None, pend=None):
         """Pack changed records (S.lock held): pinned ones first, then pending, until the deadline
         (None: all of them).  Appends packed records to parts and the definitions they need to
         out; returns the number packed.  Packs straight into bytes (no per-record tuple), so a
@@ -656,7 +694,8 @@ class Server:
         while c.pinned:
             self._pack(c, c.pinned.pop(), True, parts, out)
             n += 1
-        pend = c.pending
+        if pend is None:
+            pend = c.pending
         while pend:
             r = pend.popitem()[0]
             if r.evicted:
@@ -744,8 +783,8 @@ class Server:
         return U32x2.pack(sid, len(b)) + b
 
     def _stack_entry(self, sid):
-        parent, frames = S.stacks[sid]
-        return U32x3.pack(sid, parent, len(frames)) + struct.pack("<%dI" % len(frames), *frames)
+        parent, frames, dropped = S.stacks[sid]
+        return U32x4.pack(sid, parent, len(frames), dropped) + struct.pack("<%dI" % len(frames), *frames)
 
     def _frames(self, c, seq, typ, entries):
         i = 0

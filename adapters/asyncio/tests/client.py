@@ -8,7 +8,7 @@ import socket
 import struct
 
 MAGIC = b"ATOP"
-VERSION = 2
+VERSION = 3
 HDR = struct.Struct("<4sHHII")
 HELLO, READ, BYE = 1, 2, 3
 HELLO_OK, STRINGS, STACKS, TASKS, AGGS, END, ERROR = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF
@@ -19,7 +19,7 @@ HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 MAX_PAYLOAD = 1 << 20
 SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
 F_UNKNOWN, F_EAGER, F_INTERNAL, F_NO_WAKER = 1, 2, 4, 8
-END_FINAL, END_FIRST = 1, 2
+END_FINAL, END_FIRST, END_MORE = 1, 2, 16
 FIELDS = ("tid", "parent", "stack", "name", "thread", "loop", "state", "_z1", "flags", "parked",
           "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
           "max_step", "_z3")
@@ -141,10 +141,16 @@ class Reader:
                           agent=p[o + lp + lc:].decode())
         return self.hello
 
-    def read(self):
-        """One READ: returns a Snapshot at the reply's boundary."""
-        seq = self.send(READ)
-        return self.collect(seq)
+    def read(self, whole=True):
+        """One READ (and, when whole, READs again while the agent answers in slices, as asynctop
+        does): returns a Snapshot at the last reply's boundary; end["slices"] counts the replies."""
+        slices = 0
+        while True:
+            snap = self.collect(self.send(READ))
+            slices += 1
+            snap.end["slices"] = slices
+            if not whole or not snap.end["flags"] & END_MORE or snap.end["flags"] & END_FINAL:
+                return snap
 
     def collect(self, seq):
         """Receive frames of one reply (seq, or 0 for the final push) up to its END."""
@@ -206,10 +212,10 @@ class Reader:
             raise ProtocolError("short STACKS")
         (n,), o = struct.unpack_from("<I", p), 4
         for _ in range(n):
-            if o + 12 > len(p):
+            if o + 16 > len(p):
                 raise ProtocolError("STACKS truncated")
-            sid, parent, k = struct.unpack_from("<III", p, o)
-            o += 12
+            sid, parent, k, dropped = struct.unpack_from("<IIII", p, o)
+            o += 16
             if not 1 <= k <= 128 or o + 4 * k > len(p):
                 raise ProtocolError("bad stack frame count %d" % k)
             frames = struct.unpack_from("<%dI" % k, p, o)
@@ -218,7 +224,7 @@ class Reader:
                 raise ProtocolError("bad stack id %d parent %d" % (sid, parent))
             if any(f not in self.strings for f in frames):
                 raise ProtocolError("stack %d uses an undefined string" % sid)
-            self.stacks[sid] = (parent, frames)
+            self.stacks[sid] = (parent, frames, dropped)
         if o != len(p):
             raise ProtocolError("STACKS has trailing bytes")
 
@@ -267,13 +273,23 @@ class Reader:
         """The full spawn stack of stack id sid, root first, as a list of frame names."""
         chain = []
         while sid:
-            parent, frames = self.stacks[sid]
+            parent, frames, _ = self.stacks[sid]
             chain.append(frames)
             sid = parent
         out = []
         for frames in reversed(chain):
             out.extend(self.strings[f] for f in frames)
         return out
+
+    def stack_frames(self, sid):
+        """(frames received, frames the agent left out) of stack id sid's whole chain."""
+        got = left = 0
+        while sid:
+            parent, frames, dropped = self.stacks[sid]
+            got += len(frames)
+            left += dropped
+            sid = parent
+        return got, left
 
     def parked_text(self, t):
         """Where task t is parked, root first (its own coroutine first), or [] when unknown."""

@@ -242,6 +242,34 @@ class Structure(AgentCase):
             self.assertFalse([f for f in stack if f.startswith("asyncio") or f.startswith("asynctop_agent")])
         self.assertEqual(r.stack_text(main.stack)[-1], want[0])
 
+    def test_deep_stacks_count_what_they_leave_out(self):
+        # Issue 14: a 10 000-frame spawn stack read "[truncated 2 frames]".  The agent keeps 128
+        # frames of each stack and says how many it left out, so the true depth survives.
+        c = Child(self, "deep")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = []
+
+        def at_mark(_):
+            r.read()
+            got.append(self.one(r, "deep"))
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        t = got[0]
+        own = r.stacks[t.stack]
+        self.assertEqual(len(own[1]), 128)
+        self.assertEqual(len(own[1]) + own[2], truth["own"])
+        self.assertEqual(r.stack_text(t.stack)[-1].split(":")[1], "d_spawn")
+        parent_frames = r.stack_frames(own[0])
+        kept, left = r.stack_frames(t.stack)
+        self.assertEqual(kept + left, sum(parent_frames) + truth["own"])
+        self.assertTrue(t.parked, "no parked-at stack")
+        self.assertEqual(r.stack_frames(t.parked), (128, truth["parked"] - 128))
+        self.assertEqual(r.parked_text(t)[-1], "[awaits Event]")
+
     def test_launcher_frames_stay_out_of_stacks(self):
         # `python3 -m asynctop_agent app.py` runs the app through runpy (a frozen module
         # since 3.11): none of that belongs in a spawn stack, which starts at the app.
@@ -330,6 +358,46 @@ class Structure(AgentCase):
         self.assertFalse([k for k in b.aggs if k[0] == wstack])
         for x, y in ((a, m), (m, b)):
             self.check_invariants(r, x, y)
+
+
+class Slices(AgentCase):
+    def test_a_large_first_read_comes_in_slices(self):
+        # A first read carries every live task; with a million that took longer than the
+        # reader's 2 s reply timeout.  Past ASYNCTOP_SLICE_MS (default 500) the agent ends the
+        # reply with END MORE and the rest of the backlog comes in the replies to the next READs.
+        c = Child(self, "many", env={"ASYNCTOP_SLICE_MS": "20", "MANY_TASKS": "10000"})
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = {}
+
+        def at_mark(_):
+            fresh = self.reader(c.path)  # a new connection: its first read owes every live task
+            ends = []
+            while not ends or ends[-1]["flags"] & client.END_MORE:
+                t0 = time.monotonic()
+                snap = fresh.read(whole=False)
+                snap.end["took"] = time.monotonic() - t0
+                ends.append(snap.end)
+                self.assertLess(len(ends), 1000, "slices never end")
+            got["ends"], got["tasks"] = ends, snap.tasks
+            got["whole"] = self.reader(c.path).read()  # as asynctop reads: slices until the last
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        ends, n = got["ends"], truth["tasks"]
+        print("\n  %d live tasks: first read in %d slices, longest %.0f ms, records %s"
+              % (n, len(ends), max(e["took"] for e in ends) * 1e3,
+                 " ".join(str(e["task_records"]) for e in ends[:8])), file=sys.stderr)
+        self.assertGreater(len(ends), 1)
+        self.assertLess(ends[0]["task_records"], n)
+        self.assertEqual(ends[0]["flags"] & client.END_FIRST, client.END_FIRST)
+        self.assertEqual([e["gen"] for e in ends], list(range(1, len(ends) + 1)))
+        self.assertEqual(sum(1 for t in got["tasks"].values() if t.state != DONE), n + 1)  # and main
+        self.assertGreaterEqual(sum(e["task_records"] for e in ends), n + 1)
+        self.assertGreater(got["whole"].end["slices"], 1)
+        self.assertEqual(sum(1 for t in got["whole"].tasks.values() if t.state != DONE), n + 1)
 
 
 class Churn(AgentCase):
@@ -624,7 +692,7 @@ class Endpoint(AgentCase):
             self.assertTrue(chunk, "closed without an ERROR frame")
             hdr += chunk
         magic, ver, typ, length, seq = struct.unpack("<4sHHII", hdr)
-        self.assertEqual((magic, ver, typ), (b"ATOP", 2, 0xFF))
+        self.assertEqual((magic, ver, typ), (b"ATOP", client.VERSION, 0xFF))
         body = b""
         while len(body) < length:
             body += s.recv(length - len(body))
@@ -638,12 +706,12 @@ class Endpoint(AgentCase):
         hdr = struct.Struct("<4sHHII")
         cases = [
             (b"GARBAGE!" * 2, 3),
-            (hdr.pack(b"ATOP", 2, 2, 1 << 20, 1), 3),  # oversized
-            (hdr.pack(b"ATOP", 2, 0x77, 0, 1), 3),  # unknown type
-            (hdr.pack(b"ATOP", 2, 2, 0, 1), 3),  # READ before HELLO
+            (hdr.pack(b"ATOP", 3, 2, 1 << 20, 1), 3),  # oversized
+            (hdr.pack(b"ATOP", 3, 0x77, 0, 1), 3),  # unknown type
+            (hdr.pack(b"ATOP", 3, 2, 0, 1), 3),  # READ before HELLO
             (hdr.pack(b"ATOP", 9, 1, 8, 1) + b"\0" * 8, 4),  # wrong version
-            (hdr.pack(b"ATOP", 1, 1, 8, 1) + struct.pack("<HHI", 1, 1, 0), 4),  # a version 1 reader
-            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 3, 4, 0), 4),  # no common version
+            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 2, 2, 0), 4),  # a version 2 reader
+            (hdr.pack(b"ATOP", 3, 1, 8, 1) + struct.pack("<HHI", 4, 5, 0), 4),  # no common version
         ]
         for data, code in cases:
             s = self.raw(c.path)

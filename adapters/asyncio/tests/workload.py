@@ -521,6 +521,53 @@ def case_parked():
     asyncio.run(main())
 
 
+DEEP_SPAWN = 10000  # frames of recursion above the spawn
+DEEP_AWAIT = 300  # coroutines awaiting each other down to where the task waits
+
+
+async def d_wait(ev, n):
+    if n > 1:
+        await d_wait(ev, n - 1)
+    else:
+        await ev.wait()
+
+
+def d_spawn(ev, n):
+    if n > 1:
+        return d_spawn(ev, n - 1)
+    return asyncio.create_task(d_wait(ev, DEEP_AWAIT), name="deep")
+
+
+def case_deep():
+    """A task spawned under DEEP_SPAWN recursive calls, parked DEEP_AWAIT coroutines down."""
+    async def main():
+        ev = asyncio.Event()
+        t = d_spawn(ev, DEEP_SPAWN)
+        await asyncio.sleep(0)
+        truth["own"] = DEEP_SPAWN + 1  # the recursion, and main's frame that started it
+        truth["parked"] = DEEP_AWAIT + 2  # the chain, Event.wait, and its [awaits Event] label
+        await mark("deep")
+        ev.set()
+        await t
+
+    sys.setrecursionlimit(DEEP_SPAWN + 1000)
+    asyncio.run(main())
+
+
+def case_many():
+    """MANY_TASKS tasks (default 50 000) parked on one event while the test reads."""
+    async def main():
+        ev = asyncio.Event()
+        made = [asyncio.create_task(ev.wait()) for _ in range(int(os.environ.get("MANY_TASKS", "50000")))]
+        await asyncio.sleep(0)
+        truth["tasks"] = len(made)
+        await mark("many")
+        ev.set()
+        await asyncio.gather(*made)
+
+    asyncio.run(main())
+
+
 def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
@@ -540,11 +587,15 @@ def case_stall():
         ws = [asyncio.create_task(waker(i)) for i in range(n)]
         await asyncio.sleep(1.3)
         late = []
+        at = []  # when each tick began, for a reader that alternates reading and quiet phases
         end = now() + int(secs * 1e9)
         while now() < end:
             t0 = now()
             await asyncio.sleep(0.002)
             late.append(now() - t0 - 2_000_000)
+            at.append(t0)
+        if os.environ.get("STALL_SAMPLES"):
+            truth["samples"] = list(zip(at, late))
         late.sort()
         truth["late_max"] = late[-1]
         truth["late_p99"] = late[len(late) * 99 // 100]
