@@ -18,6 +18,7 @@
 #include "model/sample.h"
 #include "model/status.h"
 #include "tui/cli.h"
+#include "tui/grouped.h"
 #include "tui/keymap.h"
 #include "tui/render.h"
 #include "tui/view.h"
@@ -88,6 +89,10 @@ struct app {
 	size_t body_top;     /* the view's first line shown (it scrolls) */
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;
+	/* the rows: by spawn stack (zero) or parked-at, split by name or not
+	 * ('a', 'n'); the shown window and compare's base so grouped */
+	struct grouping group;
+	struct grouped gshown, gbase;
 	struct tree tree; /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
@@ -176,8 +181,15 @@ const struct model *app_model(const struct app *a);
  * each second. */
 uint64_t app_next_change(const struct app *a);
 
-/* The shown window, or NULL. */
+/* The shown window in the shown grouping (as app_regroup last derived
+ * it), or NULL. */
 const struct window *app_shown(const struct app *a);
+/* The kept window app_shown groups, or NULL. */
+const struct window *app_kept(const struct app *a);
+/* Derives the shown window's grouping when it is not at hand (once per
+ * window and grouping).  On failure the status line says so and the
+ * window shows ungrouped. */
+void app_regroup(struct app *a);
 
 /* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
 enum status app_render(struct app *a, struct screen *s) MUST_CHECK;

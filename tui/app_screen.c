@@ -123,6 +123,14 @@ static void mode_text(const struct app *a, char *dst, size_t size)
 			snprintf(dst, size, "HISTORY");
 		break;
 	}
+	if (a->group.key == GROUP_PARKED || a->group.by_name) {
+		size_t used = strlen(dst);
+
+		snprintf(dst + used, size - used, "%sby %s%s%s", d,
+		         a->group.key == GROUP_PARKED ? "parked-at" : "spawn",
+		         a->group.by_name ? "+" : "",
+		         a->group.by_name ? "name" : "");
+	}
 	if (a->in_progress && !a->have_progress) {
 		size_t used = strlen(dst);
 
@@ -186,6 +194,11 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
+	else if (a->group.by_name)
+		c->why =
+		    "compare matches rows by stack: n joins the names again";
+	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
+		c->why = "out of memory grouping the window compared with";
 	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
 	         STATUS_OK)
 		c->why = "out of memory comparing the windows";
@@ -270,10 +283,13 @@ enum status app_render(struct app *a, struct screen *s)
 	struct render_in in;
 	char state[96], mode[96], line2[128], title[sizeof(a->title)];
 	char status[sizeof(a->status)], message[sizeof(a->error)];
-	const struct window *w = app_shown(a);
-	struct view *v = app_view(a);
+	const struct window *w;
+	struct view *v;
 	size_t n = model_window_count(a->m);
 
+	app_regroup(a);
+	w = app_shown(a);
+	v = app_view(a);
 	a->rows = s->rows;
 	a->cols = s->cols;
 	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)

@@ -52,6 +52,8 @@ static const struct binding bindings[] = {
 	{ '-', "-", ACTION_TREE_COLLAPSE },
 	{ '*', "*", ACTION_TREE_EXPAND_ALL },
 	{ 'f', "f", ACTION_FLAME },
+	{ 'a', "a", ACTION_GROUP_PARKED },
+	{ 'n', "n", ACTION_GROUP_NAME },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },
