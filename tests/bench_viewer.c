@@ -178,18 +178,21 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 
 /* a and n: the grouping derived (model_group) and the rows sorted and
  * drawn; a weighting key under it (nothing derived again); back to the
- * default.  Prints viewer_group_{parked,name,weight,back}_TAG_ms. */
+ * default.  Prints viewer_group_{parked,name,weight,back,parked_detail}
+ * _TAG_ms. */
 static int group_keys(struct app *a, struct screen *scr, int runs,
                       const char *tag)
 {
-	static const int ka = 'a', kn = 'n';
-	double p = 1e30, n = 1e30, w = 1e30, b = 1e30;
+	static const int ka = 'a', kn = 'n', kd = 'd', esc = KC_ESC;
+	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 		uint64_t derived;
 
-		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kn, 1, &n))
+		/* the detail of a parked-at row: its spawn stacks summed */
+		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kd, 1, &d) ||
+		    keys(a, scr, &esc, 1) || timed(a, scr, &kn, 1, &n))
 			return -1;
 		derived = a->gshown.derived;
 		if (timed(a, scr, &weigh, 1, &w) ||
@@ -202,6 +205,7 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 	printf("viewer_group_name_%s_ms %.3f\n", tag, n);
 	printf("viewer_group_weight_%s_ms %.3f\n", tag, w);
 	printf("viewer_group_back_%s_ms %.3f\n", tag, b);
+	printf("viewer_group_parked_detail_%s_ms %.3f\n", tag, d);
 	return 0;
 }
 

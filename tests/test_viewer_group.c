@@ -33,10 +33,14 @@ static const struct su_row rows[] = {
 };
 
 static const struct su_more more[] = {
-	{ .parked = { "shop:fetch:30", LOCK } },
+	{ .parked = { "shop:fetch:30", LOCK },
+	  .x = { .v = { [EXTRA_MAX_POLL] = 120 * MS, [EXTRA_SELF_WAKES] = 0 },
+	         .known = 1u << EXTRA_MAX_POLL | 1u << EXTRA_SELF_WAKES } },
 	{ .parked = { "shop:sleeper:50", "asyncio.tasks:sleep:665" } },
 	{ .parked = { NULL } },
-	{ .parked = { "shop:report:70", LOCK } },
+	{ .parked = { "shop:report:70", LOCK },
+	  .x = { .v = { [EXTRA_MAX_POLL] = 7 * MS },
+	         .known = 1u << EXTRA_MAX_POLL } },
 };
 
 static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
@@ -204,6 +208,83 @@ START_TEST(group_history_filter_save_views)
 }
 END_TEST
 
+/* Selects the table row whose stack's leaf starts with leaf. */
+static void select_leaf(struct app *a, const char *leaf)
+{
+	const struct window *w = app_shown(a);
+
+	for (size_t pos = 0; pos < a->v.order.n; pos++) {
+		size_t depth = 0;
+		const uint32_t *f = model_stack(
+		    a->m, w->rows[view_row_at(&a->v, pos)].stack, &depth);
+		struct strview name = model_frame(a->m, f[depth - 1]);
+
+		if (name.len >= strlen(leaf) &&
+		    !memcmp(name.ptr, leaf, strlen(leaf))) {
+			view_select(&a->v, pos);
+			return;
+		}
+	}
+	ck_abort_msg("no row with leaf %s", leaf);
+}
+
+/* The detail shows the other stacks of the row and the optional figures,
+ * "unknown" where no task told them (never 0), a known 0 as 0. */
+START_TEST(group_detail_other_stacks_and_figures)
+{
+	struct app a;
+	struct buf out;
+
+	buf_init(&out);
+	su_app(&a);
+	commit(&a, ARRAY_SIZE(rows), T0);
+	/* by spawn stack: the pool's row is parked at three stacks */
+	select_leaf(&a, "pool:worker:42");
+	app_key(&a, 'd');
+	su_golden(&a, 80, 24, "detail_spawn_figures_80x24");
+	su_golden(&a, 160, 45, "detail_spawn_figures_160x45");
+	screen(&a, 160, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "Parked at: 3 stacks, by idle"));
+	ck_assert_ptr_nonnull(strstr(out.data, "longest poll     120.0ms"));
+	ck_assert_ptr_nonnull(strstr(out.data, "self-wakes             0"));
+	ck_assert_ptr_nonnull(strstr(out.data, "wakers held      unknown"));
+	ck_assert_ptr_nonnull(strstr(out.data, "3 names, 6 tasks"));
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "fetch · parked at " LOCK " ← shop:fetch:30"));
+	/* by parked-at: the fetchers' queue on the lock, spawned by the pool */
+	app_key(&a, 'a');
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	select_leaf(&a, LOCK);
+	app_key(&a, 'd');
+	su_golden(&a, 80, 24, "detail_parked_80x24");
+	su_golden(&a, 160, 45, "detail_parked_160x45");
+	screen(&a, 160, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "Parked-at stack, root first"));
+	ck_assert_ptr_nonnull(strstr(out.data, "Spawned at: 1 stack, by idle"));
+	ck_assert_ptr_nonnull(strstr(out.data, "longest poll     120.0ms"));
+	ck_assert_ptr_nonnull(strstr(out.data, "of spawn stacks only"));
+	ck_assert_ptr_nonnull(strstr(
+	    out.data, "fetch · spawned at pool:worker:42 ← app:main:88"));
+	/* split by name: the detail is of the selected name's row */
+	app_key(&a, KC_ESC);
+	app_key(&a, 'n');
+	for (size_t pos = 0; pos < a.v.order.n; pos++) {
+		const struct fold_row *r =
+		    &app_shown(&a)->rows[view_row_at(&a.v, pos)];
+		struct strview n = model_name(a.m, r->name);
+
+		if (n.len == 6 && !memcmp(n.ptr, "report", 6))
+			view_select(&a.v, pos);
+	}
+	app_key(&a, 'd');
+	screen(&a, 160, 45, &out);
+	ck_assert_ptr_nonnull(strstr(out.data, "1 name, 1 task,"));
+	ck_assert_ptr_nonnull(strstr(out.data, "longest poll       7.0ms"));
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_group(void);
 Suite *suite_viewer_group(void)
 {
@@ -212,6 +293,7 @@ Suite *suite_viewer_group(void)
 
 	tcase_add_test(tc, group_parked_and_by_name);
 	tcase_add_test(tc, group_history_filter_save_views);
+	tcase_add_test(tc, group_detail_other_stacks_and_figures);
 	suite_add_tcase(s, tc);
 	return s;
 }

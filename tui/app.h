@@ -86,6 +86,7 @@ struct app {
 	size_t help_top; /* first help line shown (the help scrolls) */
 	enum app_body body;
 	uint32_t body_stack; /* the detail's row */
+	uint32_t body_name;  /* and its name, split by name */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;

@@ -222,6 +222,7 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		v->detail = (struct detail_in){ .m = app_model(a),
 			                        .w = app_shown(a),
 			                        .stack = a->body_stack,
+			                        .name = a->body_name,
 			                        .metric = a->v.metric,
 			                        .ascending = a->v.ascending };
 		total = detail_count(&v->detail);

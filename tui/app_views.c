@@ -52,6 +52,7 @@ static unsigned detail(struct app *a)
 	}
 	a->body = APP_BODY_DETAIL;
 	a->body_stack = w->rows[r].stack;
+	a->body_name = w->rows[r].name;
 	a->body_top = 0;
 	return APP_REDRAW;
 }
