@@ -326,6 +326,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
 	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
 	    view_keys(&a, &scr, runs, 'f', "flame", tag) ||
+	    view_keys(&a, &scr, runs, 'W', "warnings", tag) ||
 	    tree_all(&a, &scr, runs, tag) || group_keys(&a, &scr, runs, tag))
 		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);

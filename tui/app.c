@@ -31,6 +31,11 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	compare_init(&a->cmp);
 	tree_init(&a->tree);
 	flame_init(&a->flame);
+	warn_init(&a->warn);
+	if (!a->o.warn.poll_ns)
+		a->o.warn.poll_ns = WARN_POLL_NS_DEFAULT;
+	if (!a->o.warn.idle_windows)
+		a->o.warn.idle_windows = WARN_IDLE_WINDOWS_DEFAULT;
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -61,6 +66,7 @@ void app_fini(struct app *a)
 	flame_fini(&a->flame);
 	grouped_drop(&a->gshown);
 	grouped_drop(&a->gbase);
+	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
@@ -511,6 +517,7 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_FLAME:
 	case ACTION_GROUP_PARKED:
 	case ACTION_GROUP_NAME:
+	case ACTION_WARNINGS:
 		return app_view_action(a, act);
 	case ACTION_HELP:
 		a->help = !a->help;

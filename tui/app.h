@@ -25,6 +25,7 @@
 #include "tui/view_compare.h"
 #include "tui/view_flame.h"
 #include "tui/view_tree.h"
+#include "tui/warn.h"
 
 struct saver;
 struct saver_result;
@@ -44,6 +45,7 @@ struct app_opts {
 	uint64_t exit_after;  /* windows; 0: never */
 	bool replay;          /* a finite source: header says REPLAY */
 	int events;           /* test event channel, -1 for none */
+	struct warn_cfg warn; /* zero: the defaults */
 };
 
 enum app_mode {
@@ -59,6 +61,7 @@ enum app_body {
 	APP_BODY_COMPARE, /* against the marked window, or the one before */
 	APP_BODY_TREE,
 	APP_BODY_FLAME,
+	APP_BODY_WARN, /* the shown window's warnings (W) */
 };
 
 /* Reactions of an action, for the loop. */
@@ -94,7 +97,8 @@ struct app {
 	 * ('a', 'n'); the shown window and compare's base so grouped */
 	struct grouping group;
 	struct grouped gshown, gbase;
-	struct tree tree; /* also what flame lays out */
+	struct warnings warn; /* of the shown window */
+	struct tree tree;     /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;

@@ -12,6 +12,7 @@
 #include "tui/glyph.h"
 #include "tui/saver.h"
 #include "tui/view_detail.h"
+#include "tui/view_warn.h"
 
 #define SEC ((uint64_t)1000000000u)
 
@@ -21,6 +22,7 @@ struct body_ctx {
 	struct compare_in compare;
 	struct tree_in tree;
 	struct flame_in flame;
+	struct warn_in warn;
 };
 
 void app_set_now(struct app *a, uint64_t now_ns)
@@ -130,6 +132,13 @@ static void mode_text(const struct app *a, char *dst, size_t size)
 		         a->group.key == GROUP_PARKED ? "parked-at" : "spawn",
 		         a->group.by_name ? "+" : "",
 		         a->group.by_name ? "name" : "");
+	}
+	if (a->warn.ok && a->warn.n) {
+		size_t used = strlen(dst);
+
+		/* W lists them */
+		snprintf(dst + used, size - used, "%s%zu warning%s", d,
+		         a->warn.n, a->warn.n == 1 ? "" : "s");
 	}
 	if (a->in_progress && !a->have_progress) {
 		size_t used = strlen(dst);
@@ -267,6 +276,15 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		*body = (struct render_body){ .draw = flame_draw,
 			                      .ctx = &v->flame };
 		return body;
+	case APP_BODY_WARN:
+		v->warn = (struct warn_in){ .m = app_model(a),
+			                    .w = app_shown(a),
+			                    .ws = &a->warn };
+		/* its title takes a line of the page */
+		total = warn_count(&v->warn) + 1;
+		*body =
+		    (struct render_body){ .draw = warn_draw, .ctx = &v->warn };
+		break;
 	default:
 		return NULL;
 	}
@@ -274,6 +292,7 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		a->body_top = total > page ? total - page : 0;
 	v->detail.top = a->body_top;
 	v->compare.top = a->body_top;
+	v->warn.top = a->body_top;
 	return body;
 }
 
@@ -290,6 +309,9 @@ enum status app_render(struct app *a, struct screen *s)
 
 	app_regroup(a);
 	w = app_shown(a);
+	/* once per shown window: warn_eval keeps what it evaluated */
+	if (!w || warn_eval(&a->warn, app_model(a), w, &a->o.warn) != STATUS_OK)
+		warn_fini(&a->warn);
 	v = app_view(a);
 	a->rows = s->rows;
 	a->cols = s->cols;
@@ -341,6 +363,7 @@ enum status app_render(struct app *a, struct screen *s)
 	in.help = a->help;
 	in.help_top = a->help_top;
 	in.flags = a->flags;
+	in.warn = a->warn.ok ? &a->warn : NULL;
 	in.body = body_of(a, s, &view, &body);
 	return render_screen(&in, s);
 }

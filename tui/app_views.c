@@ -161,6 +161,8 @@ unsigned app_view_action(struct app *a, enum action act)
 	case ACTION_GROUP_PARKED:
 	case ACTION_GROUP_NAME:
 		return regroup(a, act);
+	case ACTION_WARNINGS:
+		return toggle_body(a, APP_BODY_WARN);
 	default:
 		return 0;
 	}

@@ -54,6 +54,7 @@ static const struct binding bindings[] = {
 	{ 'f', "f", ACTION_FLAME },
 	{ 'a', "a", ACTION_GROUP_PARKED },
 	{ 'n', "n", ACTION_GROUP_NAME },
+	{ 'W', "W", ACTION_WARNINGS },
 	{ '?', "?", ACTION_HELP },
 	{ KC_F1, "F1", ACTION_HELP },
 	{ 0x0c, "Ctrl-L", ACTION_REDRAW },

@@ -433,6 +433,8 @@ static void titles(const struct render_in *in, const struct layout *lay,
 	line_pad(l, EL_TITLE, share + 2);
 	line_puts(l, EL_TITLE, "SHARE", line_room(s, l), in->flags);
 	line_pad(l, EL_TITLE, share + lay->bar + LAYOUT_SHARE_COLS + 2);
+	if (in->warn && in->warn->n)
+		line_puts(l, EL_TITLE, "  ", line_room(s, l), in->flags);
 	if (line_room(s, l) >= 25)
 		line_puts(l, EL_TITLE,
 		          in->w && in->w->group.key == GROUP_PARKED
@@ -482,6 +484,11 @@ static void row(const struct render_in *in, const struct layout *lay,
 	human_percent(v, sizeof(v), fr->m.v[key], w->total.v[key]);
 	line_right(l, l->base, v, LAYOUT_SHARE_COLS - 2, in->flags);
 	line_pad(l, l->base, l->width + 2);
+	/* the marker column, when the window has warnings: W lists them */
+	if (in->warn && in->warn->n)
+		line_puts(l, warn_row(in->warn, r) ? EL_ERROR : l->base,
+		          warn_row(in->warn, r) ? "! " : "  ", line_room(s, l),
+		          in->flags);
 	if (w->group.by_name) {
 		struct strview name = model_name(in->m, fr->name);
 

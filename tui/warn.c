@@ -141,7 +141,7 @@ enum status warn_eval(struct warnings *ws, const struct model *m,
 {
 	size_t words, at;
 
-	if (ws->ok && ws->w == w && ws->seq == w->seq &&
+	if (ws->ok && ws->m == m && ws->w == w && ws->seq == w->seq &&
 	    ws->group.key == w->group.key &&
 	    ws->group.by_name == w->group.by_name &&
 	    ws->cfg.poll_ns == cfg->poll_ns &&
@@ -167,6 +167,7 @@ enum status warn_eval(struct warnings *ws, const struct model *m,
 				return STATUS_NOMEM;
 			}
 	ws->nrows = w->nrows;
+	ws->m = m;
 	ws->w = w;
 	ws->seq = w->seq;
 	ws->group = w->group;

@@ -66,7 +66,8 @@ struct warnings {
 	size_t rows_cap;
 	size_t nrows;
 	uint32_t rule_count[WARN_COUNT];
-	/* what it holds: w (compared only), its seq and grouping, cfg */
+	/* what it holds: m and w (compared only), w's seq and grouping, cfg */
+	const struct model *m;
 	const struct window *w;
 	uint64_t seq;
 	struct grouping group;
