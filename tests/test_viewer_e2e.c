@@ -544,7 +544,14 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 	ck_assert_str_eq(buf_cstr(&col), "app:main;spinner 700\n"
 	                                 "app:main;idler 2\n");
 	buf_fini(&col);
-	tmux_capture(&t, &screen);
+	/* the event comes before the redraw that shows it: read the screen
+	 * again as the viewer's events come, until it does (or time is up) */
+	for (uint64_t until = tmux_now_ms() + WAIT_MS;;) {
+		tmux_capture(&t, &screen);
+		if (strstr(screen.data, "saved ") || tmux_now_ms() >= until)
+			break;
+		tmux_events_pump(&ev, 25);
+	}
 	ck_assert_ptr_nonnull(strstr(screen.data, "saved "));
 	tmux_keys(&t, "q");
 	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
