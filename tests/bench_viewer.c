@@ -50,16 +50,23 @@ static int fill(struct app *a, struct gen *g)
 	size_t stacks = g->stacks, depth = g->depth;
 	struct sample *s = calloc(stacks, sizeof(*s));
 	struct strview *f = calloc(stacks * depth, sizeof(*f));
+	struct strview *pk = calloc(stacks * 2, sizeof(*pk));
 	char *names = calloc(stacks + 200, NAME);
+	char *waits = calloc(stacks / 10 + 1, NAME);
 	struct window_meta meta;
 	enum status st;
 
-	if (!s || !f || !names) {
+	if (!s || !f || !pk || !names || !waits) {
 		free(s);
 		free(f);
+		free(pk);
 		free(names);
+		free(waits);
 		return -1;
 	}
+	for (size_t j = 0; j < stacks / 10 + 1; j++)
+		snprintf(waits + j * NAME, NAME, "waits_%zu:queue_%zu:%zu",
+		         j % 31, j, 20 + j % 500);
 	for (size_t j = 0; j < 200; j++)
 		snprintf(names + (stacks + j) * NAME, NAME,
 		         "lib%zu:call_%zu:%zu", j % 13, j, 10 + j);
@@ -83,6 +90,11 @@ static int fill(struct app *a, struct gen *g)
 		for (int m = 0; m < METRIC_COUNT; m++)
 			s[i].m.v[m] = xorshift(&g->x) % 5000000000u;
 		s[i].tasks = 1 + i % 7;
+		/* a tenth as many parked-at stacks, under one lock */
+		pk[2 * i] = sv_c(waits + (i % (stacks / 10 + 1)) * NAME);
+		pk[2 * i + 1] = sv_c("asyncio.locks:Lock.acquire:114");
+		s[i].parked = pk + 2 * i;
+		s[i].parked_depth = 2;
 	}
 	memset(&meta, 0, sizeof(meta));
 	meta.time_nanos = (int64_t)1700000000 * 1000000000;
@@ -91,7 +103,9 @@ static int fill(struct app *a, struct gen *g)
 	g->windows++;
 	free(s);
 	free(f);
+	free(pk);
 	free(names);
+	free(waits);
 	return st == STATUS_OK ? 0 : -1;
 }
 
@@ -159,6 +173,39 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 	printf("viewer_view_%s_open_%s_ms %.3f\n", name, tag, o);
 	printf("viewer_view_%s_weight_%s_ms %.3f\n", name, tag, w);
 	printf("viewer_view_%s_back_%s_ms %.3f\n", name, tag, b);
+	return 0;
+}
+
+/* a and n: the grouping derived (model_group) and the rows sorted and
+ * drawn; a weighting key under it (nothing derived again); back to the
+ * default.  Prints viewer_group_{parked,name,weight,back,parked_detail}
+ * _TAG_ms. */
+static int group_keys(struct app *a, struct screen *scr, int runs,
+                      const char *tag)
+{
+	static const int ka = 'a', kn = 'n', kd = 'd', esc = KC_ESC;
+	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		uint64_t derived;
+
+		/* the detail of a parked-at row: its spawn stacks summed */
+		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kd, 1, &d) ||
+		    keys(a, scr, &esc, 1) || timed(a, scr, &kn, 1, &n))
+			return -1;
+		derived = a->gshown.derived;
+		if (timed(a, scr, &weigh, 1, &w) ||
+		    a->gshown.derived != derived)
+			return -1;
+		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
+			return -1;
+	}
+	printf("viewer_group_parked_%s_ms %.3f\n", tag, p);
+	printf("viewer_group_name_%s_ms %.3f\n", tag, n);
+	printf("viewer_group_weight_%s_ms %.3f\n", tag, w);
+	printf("viewer_group_back_%s_ms %.3f\n", tag, b);
+	printf("viewer_group_parked_detail_%s_ms %.3f\n", tag, d);
 	return 0;
 }
 
@@ -279,7 +326,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
 	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
 	    view_keys(&a, &scr, runs, 'f', "flame", tag) ||
-	    tree_all(&a, &scr, runs, tag))
+	    view_keys(&a, &scr, runs, 'W', "warnings", tag) ||
+	    tree_all(&a, &scr, runs, tag) || group_keys(&a, &scr, runs, tag))
 		return -1;
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);

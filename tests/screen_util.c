@@ -14,8 +14,15 @@
 void su_commit(struct app *a, const struct su_row *rows, size_t n,
                int64_t start)
 {
+	su_commit_more(a, rows, NULL, n, start);
+}
+
+void su_commit_more(struct app *a, const struct su_row *rows,
+                    const struct su_more *more, size_t n, int64_t start)
+{
 	static struct sample s[SU_ROWS];
 	static struct strview f[SU_ROWS][SU_DEPTH];
+	static struct strview pk[SU_ROWS][SU_DEPTH];
 	struct window_meta meta = { .time_nanos = start,
 		                    .duration_nanos = 5 * SEC,
 		                    .requested_nanos = 5 * SEC };
@@ -23,15 +30,24 @@ void su_commit(struct app *a, const struct su_row *rows, size_t n,
 
 	ck_assert_uint_le(n, SU_ROWS);
 	for (size_t i = 0; i < n; i++) {
-		size_t d = 0;
+		size_t d = 0, pd = 0;
 		while (d < SU_DEPTH && rows[i].frames[d]) {
 			f[i][d] = sv_c(rows[i].frames[d]);
 			d++;
 		}
-		s[i] = (struct sample){ .frames = f[i],
-			                .depth = d,
-			                .task = sv_c(rows[i].task),
-			                .tasks = rows[i].tasks };
+		while (more && pd < SU_DEPTH && more[i].parked[pd]) {
+			pk[i][pd] = sv_c(more[i].parked[pd]);
+			pd++;
+		}
+		s[i] = (struct sample){
+			.frames = f[i],
+			.depth = d,
+			.task = sv_c(rows[i].task),
+			.tasks = rows[i].tasks,
+			.parked = pk[i],
+			.parked_depth = pd,
+			.x = more ? more[i].x : (struct extras){ .known = 0 }
+		};
 		memcpy(s[i].m.v, rows[i].v, sizeof(s[i].m.v));
 	}
 	st = app_commit(a, s, n, &meta);

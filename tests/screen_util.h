@@ -25,6 +25,13 @@ struct su_row {
 	uint64_t tasks;
 };
 
+/* What a sample may tell beside an su_row: where its task is parked, root
+ * first, NULL-terminated (none: unknown), and its optional figures. */
+struct su_more {
+	const char *parked[SU_DEPTH];
+	struct extras x;
+};
+
 /* An app as the golden screens want it: toyexec sim://golden, 5 s windows,
  * idle, TZ=UTC, its clock at 1000 s. */
 void su_app(struct app *a);
@@ -33,6 +40,9 @@ void su_app(struct app *a);
  * epoch); an empty window for n 0. */
 void su_commit(struct app *a, const struct su_row *rows, size_t n,
                int64_t start);
+/* su_commit with more[i] (NULL: none) beside rows[i]. */
+void su_commit_more(struct app *a, const struct su_row *rows,
+                    const struct su_more *more, size_t n, int64_t start);
 
 /* Renders a at cols x rows 2.6 s into the window, checks that it is valid
  * UTF-8 without control bytes, and compares it with

@@ -21,11 +21,12 @@ START_TEST(viewer_cli_defaults_and_options)
 {
 	const char *none[] = { "asynctop", "-a", "replay", NULL };
 	const char *all[] = {
-		"asynctop", "-a",        "replay", "-e",
-		"x",        "-r",        "2.5",    "-d",
-		"/tmp",     "--history", "7",      "--exit-after",
-		"3",        "-m",        "busy",   "--dump-screen",
-		"100x30",   NULL
+		"asynctop", "-a",          "replay", "-e",
+		"x",        "-r",          "2.5",    "-d",
+		"/tmp",     "--history",   "7",      "--exit-after",
+		"3",        "-m",          "busy",   "--dump-screen",
+		"100x30",   "--warn-poll", "20",     "--warn-idle",
+		"5",        NULL
 	};
 	struct opts o;
 	char err[256];
@@ -38,6 +39,8 @@ START_TEST(viewer_cli_defaults_and_options)
 	ck_assert_uint_eq(o.exit_after, 0);
 	ck_assert_uint_eq(o.dump_cols, 0);
 	ck_assert_int_eq(o.metric, METRIC_IDLE);
+	ck_assert_uint_eq(o.warn_poll_ms, 50);
+	ck_assert_uint_eq(o.warn_idle, 3);
 	cli_free(&o);
 	ck_assert_int_eq(parse(all, &o, err, sizeof(err)), STATUS_OK);
 	ck_assert_uint_eq(o.refresh_ns, 400000000u);
@@ -47,6 +50,8 @@ START_TEST(viewer_cli_defaults_and_options)
 	ck_assert_uint_eq(o.dump_cols, 100);
 	ck_assert_uint_eq(o.dump_rows, 30);
 	ck_assert_int_eq(o.metric, METRIC_BUSY);
+	ck_assert_uint_eq(o.warn_poll_ms, 20);
+	ck_assert_uint_eq(o.warn_idle, 5);
 	cli_free(&o);
 }
 END_TEST
@@ -58,6 +63,10 @@ START_TEST(viewer_cli_bad_values)
 		{ "-r", "51", "frequency in Hz", NULL },
 		{ "-r", "1e3", "frequency in Hz", NULL },
 		{ "--history", "0", "from 1 to 100000", NULL },
+		{ "--warn-poll", "0", "milliseconds from 1", NULL },
+		{ "--warn-poll", "3600001", "milliseconds from 1", NULL },
+		{ "--warn-poll", "-5", "milliseconds from 1", NULL },
+		{ "--warn-idle", "0", "count windows from 1", NULL },
 		{ "--exit-after", "0", "positive number", NULL },
 		{ "--dump-screen", "80", "COLSxROWS", NULL },
 		{ "--dump-screen", "0x24", "COLSxROWS", NULL },

@@ -660,6 +660,68 @@ static void check_progress(struct demo *d, struct tmux *t, struct buf *screen)
 	EXPECT_SCREEN(t, &d->ev, screen, live_plain, NULL, "LIVE, o off");
 }
 
+/* Every string of ctx (NULL-terminated) is on one of the screen's rows. */
+static bool shows_all(const struct buf *screen, const void *ctx)
+{
+	const char *const *want = ctx;
+	char row[1024];
+
+	for (; *want; want++) {
+		bool found = false;
+		for (size_t r = 0; r < ROWS && !found; r++) {
+			tmux_screen_row(screen, r, row, sizeof(row));
+			found = strstr(row, *want) != NULL;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Presses key, waits for its action (act; NULL for Esc, sent as its byte),
+ * then for a screen showing want. */
+static void expect_key(struct demo *d, struct tmux *t, struct buf *screen,
+                       const char *key, const char *act,
+                       const char *const *want)
+{
+	if (act)
+		press(d, t, key, act);
+	else /* Esc is no action of the keymap: no event to wait for */
+		tmux_bytes(t, key, strlen(key));
+	EXPECT_SCREEN(t, &d->ev, screen, shows_all, want, want[0]);
+}
+
+/* The demo has something true for each view: by parked-at stack the
+ * database pool's workers queue on the ledger's lock; the search indexer's
+ * 70 ms step and the poller's self-wakes are warned of; the detail, the
+ * tree, the flame and compare each show their title. */
+static void check_views(struct demo *d, struct tmux *t, struct buf *screen)
+{
+	static const char *const parked[] = { "by parked-at", "PARKED AT",
+		                              "Lock.acquire", NULL };
+	static const char *const warned[] = { "WARNINGS", "long-poll",
+		                              "shop:search_indexer", NULL };
+	static const char *const spawn[] = { "SPAWN STACK", NULL };
+	static const char *const table[] = { "PARKED AT STACK", NULL };
+	static const char *const detail[] = { " DETAIL", "Parked at: ", NULL };
+	static const char *const tree[] = { " TREE ", NULL };
+	static const char *const flame[] = { " FLAME", NULL };
+	static const char *const compare[] = { " COMPARE", NULL };
+
+	expect_key(d, t, screen, "a", "group-parked", parked);
+	expect_key(d, t, screen, "W", "warnings", warned);
+	expect_key(d, t, screen, "\033", NULL, table);
+	expect_key(d, t, screen, "a", "group-parked", spawn);
+	expect_key(d, t, screen, "d", "detail", detail);
+	expect_key(d, t, screen, "\033", NULL, spawn);
+	expect_key(d, t, screen, "t", "tree", tree);
+	expect_key(d, t, screen, "t", "tree", spawn);
+	expect_key(d, t, screen, "f", "flame", flame);
+	expect_key(d, t, screen, "\033", NULL, spawn);
+	expect_key(d, t, screen, "=", "compare", compare);
+	expect_key(d, t, screen, "=", "compare", spawn);
+}
+
 START_TEST(demo_tmux_weighting_history_saving_progress)
 {
 	struct demo d;
@@ -696,6 +758,7 @@ START_TEST(demo_tmux_weighting_history_saving_progress)
 
 	check_history(&d, &t, &screen);
 	check_progress(&d, &t, &screen);
+	check_views(&d, &t, &screen);
 
 	/* q ends the viewer, which ends the demo */
 	tmux_keys(&t, "q");

@@ -311,6 +311,12 @@ bool tmux_first_leaf(const struct buf *screen, char *dst, size_t size)
 	if (!p)
 		return false;
 	p += 3;
+	/* the warnings' marker column, when the window has any: "! " or
+	 * blank */
+	if (p[0] == '!' && p[1] == ' ')
+		p += 2;
+	while (*p == ' ')
+		p++;
 	snprintf(dst, size, "%.*s", (int)strcspn(p, " \n"), p);
 	return true;
 }

@@ -31,6 +31,11 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	compare_init(&a->cmp);
 	tree_init(&a->tree);
 	flame_init(&a->flame);
+	warn_init(&a->warn);
+	if (!a->o.warn.poll_ns)
+		a->o.warn.poll_ns = WARN_POLL_NS_DEFAULT;
+	if (!a->o.warn.idle_windows)
+		a->o.warn.idle_windows = WARN_IDLE_WINDOWS_DEFAULT;
 	model_limits_default(&lim);
 	lim.max_windows = o->history ? o->history : CLI_HISTORY_DEFAULT;
 	st = model_new(&lim, &a->m);
@@ -59,6 +64,9 @@ void app_fini(struct app *a)
 	compare_fini(&a->cmp);
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
+	grouped_drop(&a->gshown);
+	grouped_drop(&a->gbase);
+	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
@@ -70,13 +78,33 @@ bool app_showing_progress(const struct app *a)
 	return a->in_progress && a->have_progress;
 }
 
-const struct window *app_shown(const struct app *a)
+const struct window *app_kept(const struct app *a)
 {
 	if (app_showing_progress(a))
 		return model_latest(a->pm);
 	if (a->mode == APP_LIVE)
 		return model_latest(a->m);
 	return model_window_seq(a->m, a->shown);
+}
+
+const struct window *app_shown(const struct app *a)
+{
+	const struct window *k = app_kept(a);
+	const struct window *w =
+	    grouped_peek(&a->gshown, app_model(a), k, a->group);
+
+	return w ? w : k;
+}
+
+void app_regroup(struct app *a)
+{
+	const struct window *w;
+
+	if (grouped_get(&a->gshown, app_model(a), app_kept(a), a->group, &w) !=
+	    STATUS_OK)
+		app_set_status(
+		    a, true,
+		    "out of memory grouping the rows; shown by spawn stack");
 }
 
 struct view *app_view(struct app *a)
@@ -118,6 +146,7 @@ static void refresh_view(struct app *a)
 {
 	struct view *v = app_view(a);
 
+	app_regroup(a);
 	if (view_build(v, app_model(a), app_shown(a)) != STATUS_OK)
 		app_set_status(a, true, "out of memory sorting the rows");
 }
@@ -159,7 +188,14 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 	struct sample_sink sink = model_sink(m);
 	struct window_meta mm;
 	struct comments c;
-	enum status st = model_begin(m);
+	enum status st;
+
+	/* a commit may evict the windows they were derived from */
+	if (a->gshown.m == m)
+		grouped_drop(&a->gshown);
+	if (a->gbase.m == m)
+		grouped_drop(&a->gbase);
+	st = model_begin(m);
 
 	if (st != STATUS_OK)
 		return st;
@@ -479,6 +515,9 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_TREE_COLLAPSE:
 	case ACTION_TREE_EXPAND_ALL:
 	case ACTION_FLAME:
+	case ACTION_GROUP_PARKED:
+	case ACTION_GROUP_NAME:
+	case ACTION_WARNINGS:
 		return app_view_action(a, act);
 	case ACTION_HELP:
 		a->help = !a->help;

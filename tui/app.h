@@ -18,12 +18,14 @@
 #include "model/sample.h"
 #include "model/status.h"
 #include "tui/cli.h"
+#include "tui/grouped.h"
 #include "tui/keymap.h"
 #include "tui/render.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
 #include "tui/view_flame.h"
 #include "tui/view_tree.h"
+#include "tui/warn.h"
 
 struct saver;
 struct saver_result;
@@ -43,6 +45,7 @@ struct app_opts {
 	uint64_t exit_after;  /* windows; 0: never */
 	bool replay;          /* a finite source: header says REPLAY */
 	int events;           /* test event channel, -1 for none */
+	struct warn_cfg warn; /* zero: the defaults */
 };
 
 enum app_mode {
@@ -58,6 +61,7 @@ enum app_body {
 	APP_BODY_COMPARE, /* against the marked window, or the one before */
 	APP_BODY_TREE,
 	APP_BODY_FLAME,
+	APP_BODY_WARN, /* the shown window's warnings (W) */
 };
 
 /* Reactions of an action, for the loop. */
@@ -85,10 +89,16 @@ struct app {
 	size_t help_top; /* first help line shown (the help scrolls) */
 	enum app_body body;
 	uint32_t body_stack; /* the detail's row */
+	uint32_t body_name;  /* and its name, split by name */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;
-	struct tree tree; /* also what flame lays out */
+	/* the rows: by spawn stack (zero) or parked-at, split by name or not
+	 * ('a', 'n'); the shown window and compare's base so grouped */
+	struct grouping group;
+	struct grouped gshown, gbase;
+	struct warnings warn; /* of the shown window */
+	struct tree tree;     /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;
@@ -176,8 +186,15 @@ const struct model *app_model(const struct app *a);
  * each second. */
 uint64_t app_next_change(const struct app *a);
 
-/* The shown window, or NULL. */
+/* The shown window in the shown grouping (as app_regroup last derived
+ * it), or NULL. */
 const struct window *app_shown(const struct app *a);
+/* The kept window app_shown groups, or NULL. */
+const struct window *app_kept(const struct app *a);
+/* Derives the shown window's grouping when it is not at hand (once per
+ * window and grouping).  On failure the status line says so and the
+ * window shows ungrouped. */
+void app_regroup(struct app *a);
 
 /* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
 enum status app_render(struct app *a, struct screen *s) MUST_CHECK;

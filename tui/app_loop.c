@@ -428,6 +428,8 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	ao.metric = o->metric;
 	ao.save_dir = o->save_dir;
 	ao.history = (size_t)o->history;
+	ao.warn = (struct warn_cfg){ .poll_ns = o->warn_poll_ms * 1000000,
+		                     .idle_windows = o->warn_idle };
 	ao.exit_after = o->exit_after;
 	ao.replay = (ops->flags & ADAPTER_FINITE) != 0;
 	ao.events = events;

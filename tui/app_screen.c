@@ -12,6 +12,7 @@
 #include "tui/glyph.h"
 #include "tui/saver.h"
 #include "tui/view_detail.h"
+#include "tui/view_warn.h"
 
 #define SEC ((uint64_t)1000000000u)
 
@@ -21,6 +22,7 @@ struct body_ctx {
 	struct compare_in compare;
 	struct tree_in tree;
 	struct flame_in flame;
+	struct warn_in warn;
 };
 
 void app_set_now(struct app *a, uint64_t now_ns)
@@ -123,6 +125,21 @@ static void mode_text(const struct app *a, char *dst, size_t size)
 			snprintf(dst, size, "HISTORY");
 		break;
 	}
+	if (a->group.key == GROUP_PARKED || a->group.by_name) {
+		size_t used = strlen(dst);
+
+		snprintf(dst + used, size - used, "%sby %s%s%s", d,
+		         a->group.key == GROUP_PARKED ? "parked-at" : "spawn",
+		         a->group.by_name ? "+" : "",
+		         a->group.by_name ? "name" : "");
+	}
+	if (a->warn.ok && a->warn.n) {
+		size_t used = strlen(dst);
+
+		/* W lists them */
+		snprintf(dst + used, size - used, "%s%zu warning%s", d,
+		         a->warn.n, a->warn.n == 1 ? "" : "s");
+	}
 	if (a->in_progress && !a->have_progress) {
 		size_t used = strlen(dst);
 
@@ -197,6 +214,11 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
+	else if (a->group.by_name)
+		c->why =
+		    "compare matches rows by stack: n joins the names again";
+	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
+		c->why = "out of memory grouping the window compared with";
 	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
 	         STATUS_OK)
 		c->why = "out of memory comparing the windows";
@@ -220,6 +242,7 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		v->detail = (struct detail_in){ .m = app_model(a),
 			                        .w = app_shown(a),
 			                        .stack = a->body_stack,
+			                        .name = a->body_name,
 			                        .metric = a->v.metric,
 			                        .ascending = a->v.ascending };
 		total = detail_count(&v->detail);
@@ -264,6 +287,15 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		*body = (struct render_body){ .draw = flame_draw,
 			                      .ctx = &v->flame };
 		return body;
+	case APP_BODY_WARN:
+		v->warn = (struct warn_in){ .m = app_model(a),
+			                    .w = app_shown(a),
+			                    .ws = &a->warn };
+		/* its title takes a line of the page */
+		total = warn_count(&v->warn) + 1;
+		*body =
+		    (struct render_body){ .draw = warn_draw, .ctx = &v->warn };
+		break;
 	default:
 		return NULL;
 	}
@@ -271,6 +303,7 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 		a->body_top = total > page ? total - page : 0;
 	v->detail.top = a->body_top;
 	v->compare.top = a->body_top;
+	v->warn.top = a->body_top;
 	return body;
 }
 
@@ -281,10 +314,16 @@ enum status app_render(struct app *a, struct screen *s)
 	struct render_in in;
 	char state[96], mode[96], line2[128], title[sizeof(a->title)];
 	char status[sizeof(a->status)], message[sizeof(a->error)];
-	const struct window *w = app_shown(a);
-	struct view *v = app_view(a);
+	const struct window *w;
+	struct view *v;
 	size_t n = model_window_count(a->m);
 
+	app_regroup(a);
+	w = app_shown(a);
+	/* once per shown window: warn_eval keeps what it evaluated */
+	if (!w || warn_eval(&a->warn, app_model(a), w, &a->o.warn) != STATUS_OK)
+		warn_fini(&a->warn);
+	v = app_view(a);
 	a->rows = s->rows;
 	a->cols = s->cols;
 	if (s->rows > RENDER_TOP_ROWS + RENDER_BOTTOM_ROWS)
@@ -335,6 +374,7 @@ enum status app_render(struct app *a, struct screen *s)
 	in.help = a->help;
 	in.help_top = a->help_top;
 	in.flags = a->flags;
+	in.warn = a->warn.ok ? &a->warn : NULL;
 	in.body = body_of(a, s, &view, &body);
 	return render_screen(&in, s);
 }

@@ -52,6 +52,7 @@ static unsigned detail(struct app *a)
 	}
 	a->body = APP_BODY_DETAIL;
 	a->body_stack = w->rows[r].stack;
+	a->body_name = w->rows[r].name;
 	a->body_top = 0;
 	return APP_REDRAW;
 }
@@ -101,6 +102,30 @@ static unsigned mark(struct app *a)
 	return APP_REDRAW;
 }
 
+/* a and n: rows by parked-at stack or spawn stack, split by task name or
+ * not.  The detail's row is of the other grouping: back to the table. */
+static unsigned regroup(struct app *a, enum action act)
+{
+	if (act == ACTION_GROUP_PARKED)
+		a->group.key =
+		    a->group.key == GROUP_PARKED ? GROUP_SPAWN : GROUP_PARKED;
+	else
+		a->group.by_name = !a->group.by_name;
+	if (a->body == APP_BODY_DETAIL)
+		a->body = APP_BODY_TABLE;
+	a->body_top = 0;
+	app_regroup(a);
+	if (view_build(app_view(a), app_model(a), app_shown(a)) != STATUS_OK)
+		app_set_status(a, true, "out of memory sorting the rows");
+	else
+		app_set_status(a, false, "rows by %s%s",
+		               a->group.key == GROUP_PARKED
+		                   ? "parked-at stack (where tasks wait)"
+		                   : "spawn stack",
+		               a->group.by_name ? ", split by task name" : "");
+	return APP_REDRAW;
+}
+
 unsigned app_view_move(struct app *a, enum action act, long page)
 {
 	if (a->body == APP_BODY_TREE)
@@ -133,6 +158,11 @@ unsigned app_view_action(struct app *a, enum action act)
 	case ACTION_TREE_COLLAPSE:
 	case ACTION_TREE_EXPAND_ALL:
 		return tree_key(a, act);
+	case ACTION_GROUP_PARKED:
+	case ACTION_GROUP_NAME:
+		return regroup(a, act);
+	case ACTION_WARNINGS:
+		return toggle_body(a, APP_BODY_WARN);
 	default:
 		return 0;
 	}

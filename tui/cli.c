@@ -24,6 +24,8 @@ enum opt_id {
 	OPT_REFRESH,
 	OPT_SAVE_DIR,
 	OPT_HISTORY,
+	OPT_WARN_POLL,
+	OPT_WARN_IDLE,
 	OPT_EXIT_AFTER,
 	OPT_DUMP_SCREEN,
 	OPT_COUNT,
@@ -103,6 +105,20 @@ static const struct cli_option opt_defs[] = {
 	  .where = CLI_FOR_VIEW,
 	  .id = OPT_HISTORY,
 	  .help = "windows kept (default 120)" },
+	{ .shortname = 0,
+	  .longname = "warn-poll",
+	  .arg = "MS",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_WARN_POLL,
+	  .help =
+	      "warn of a poll or step longer than MS milliseconds (default 50)" },
+	{ .shortname = 0,
+	  .longname = "warn-idle",
+	  .arg = "N",
+	  .where = CLI_FOR_VIEW,
+	  .id = OPT_WARN_IDLE,
+	  .help =
+	      "warn of a row idle with no wakes for N windows (default 3)" },
 	{ .shortname = 0,
 	  .longname = "exit-after",
 	  .arg = "N",
@@ -440,6 +456,22 @@ static enum status apply(struct opts *o, const struct cli_option *d,
 			    "%s %s: history is a number of windows from 1 to 100000",
 			    spelled, val);
 		return STATUS_OK;
+	case OPT_WARN_POLL:
+		if (cli_parse_u64(val, &o->warn_poll_ms) != STATUS_OK ||
+		    !o->warn_poll_ms || o->warn_poll_ms > 3600000)
+			return usage(
+			    err, errsz,
+			    "%s %s: the poll threshold is milliseconds from 1 to 3600000",
+			    spelled, val);
+		return STATUS_OK;
+	case OPT_WARN_IDLE:
+		if (cli_parse_u64(val, &o->warn_idle) != STATUS_OK ||
+		    !o->warn_idle || o->warn_idle > 100000)
+			return usage(
+			    err, errsz,
+			    "%s %s: idle warnings count windows from 1 to 100000",
+			    spelled, val);
+		return STATUS_OK;
 	case OPT_EXIT_AFTER:
 		if (cli_parse_u64(val, &o->exit_after) != STATUS_OK ||
 		    !o->exit_after)
@@ -557,6 +589,8 @@ enum status cli_parse(int argc, char **argv, struct opts *o, char *err,
 	o->refresh_ns = 1000000000u;
 	o->save_dir = ".";
 	o->history = CLI_HISTORY_DEFAULT;
+	o->warn_poll_ms = 50;
+	o->warn_idle = 3;
 	/* At most one endpoint per argument. */
 	o->endpoints =
 	    mem_calloc(argc > 0 ? (size_t)argc : 1, sizeof(*o->endpoints));

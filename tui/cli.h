@@ -59,6 +59,8 @@ struct opts {
 	uint64_t refresh_ns;           /* -r HZ as a period; default 1 s */
 	const char *save_dir;          /* -d; default "." */
 	uint64_t history;              /* --history; default 120 */
+	uint64_t warn_poll_ms;         /* --warn-poll; default 50 */
+	uint64_t warn_idle;            /* --warn-idle; default 3 windows */
 	uint64_t exit_after;           /* --exit-after N windows; 0: never */
 	uint64_t dump_cols, dump_rows; /* --dump-screen COLSxROWS; 0: none */
 };

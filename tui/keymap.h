@@ -55,6 +55,12 @@
 	  "in the tree: expand everything below the selected frame")                                              \
 	X(FLAME, "flame",                                                                                         \
 	  "an icicle of the shown window; arrows select a frame, Enter zooms in, Esc out")                        \
+	X(GROUP_PARKED, "group-parked",                                                                           \
+	  "rows by parked-at stack (where tasks wait), and back to spawn stack")                                  \
+	X(GROUP_NAME, "group-name",                                                                               \
+	  "split rows by task name, and join them again")                                                         \
+	X(WARNINGS, "warnings",                                                                                   \
+	  "the shown window's warnings: rule, row and figure (Esc back)")                                         \
 	X(HELP, "help", "show or hide this help")                                                                 \
 	X(REDRAW, "redraw", "redraw the screen")                                                                  \
 	X(SUSPEND, "suspend", "suspend asynctop (fg resumes)")                                                    \

@@ -433,8 +433,16 @@ static void titles(const struct render_in *in, const struct layout *lay,
 	line_pad(l, EL_TITLE, share + 2);
 	line_puts(l, EL_TITLE, "SHARE", line_room(s, l), in->flags);
 	line_pad(l, EL_TITLE, share + lay->bar + LAYOUT_SHARE_COLS + 2);
+	if (in->warn && in->warn->n)
+		line_puts(l, EL_TITLE, "  ", line_room(s, l), in->flags);
 	if (line_room(s, l) >= 25)
-		line_puts(l, EL_TITLE, "SPAWN ", line_room(s, l), in->flags);
+		line_puts(l, EL_TITLE,
+		          in->w && in->w->group.key == GROUP_PARKED
+		              ? "PARKED AT "
+		              : "SPAWN ",
+		          line_room(s, l), in->flags);
+	if (in->w && in->w->group.by_name)
+		line_puts(l, EL_TITLE, "NAME: ", line_room(s, l), in->flags);
 	snprintf(h, sizeof(h), "STACK (leaf%sroot)",
 	         glyph(GLYPH_STACK_SEP, in->flags));
 	line_puts(l, EL_TITLE, h, line_room(s, l), in->flags);
@@ -476,6 +484,19 @@ static void row(const struct render_in *in, const struct layout *lay,
 	human_percent(v, sizeof(v), fr->m.v[key], w->total.v[key]);
 	line_right(l, l->base, v, LAYOUT_SHARE_COLS - 2, in->flags);
 	line_pad(l, l->base, l->width + 2);
+	/* the marker column, when the window has warnings: W lists them */
+	if (in->warn && in->warn->n)
+		line_puts(l, warn_row(in->warn, r) ? EL_ERROR : l->base,
+		          warn_row(in->warn, r) ? "! " : "  ", line_room(s, l),
+		          in->flags);
+	if (w->group.by_name) {
+		struct strview name = model_name(in->m, fr->name);
+
+		/* split by name: the row's task name before its stack */
+		line_put(l, l->base, name.len ? name : sv_c("<unnamed>"),
+		         line_room(s, l), in->flags);
+		line_puts(l, l->base, ": ", line_room(s, l), in->flags);
+	}
 	buf_reset(tmp);
 	if (render_stack(tmp, in->m, fr->stack, line_room(s, l), in->flags,
 	                 &sw) == STATUS_OK) {

@@ -16,6 +16,7 @@
 #include "model/status.h"
 #include "model/strview.h"
 #include "tui/view.h"
+#include "tui/warn.h"
 
 /* Semantic elements; draw.c maps them to colours or mono attributes. */
 /* clang-format off */
@@ -153,7 +154,10 @@ struct render_in {
 	bool in_progress;    /* w is the window in progress (partial) */
 	bool replay; /* a finite source: no Live or Pause in the footer */
 	const struct render_body *body; /* a view instead of the table */
-	unsigned flags;                 /* enum utf8_flags: UTF8_ASCII */
+	/* the shown window's warnings: with any, a marker column before the
+	 * stacks ("!" on the rows concerned); NULL for none */
+	const struct warnings *warn;
+	unsigned flags; /* enum utf8_flags: UTF8_ASCII */
 };
 
 /* Renders the whole screen (s sized already, its lines overwritten).

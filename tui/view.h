@@ -23,6 +23,7 @@ struct view_index;
 struct view_tag {
 	const struct window *w;
 	uint64_t seq;
+	struct grouping group; /* a derived window's address comes back */
 	bool ok;
 };
 

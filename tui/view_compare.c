@@ -9,6 +9,7 @@
 #include "model/alloc.h"
 #include "model/sort.h"
 #include "tui/glyph.h"
+#include "tui/grouped.h"
 #include "tui/line.h"
 
 /* Columns of the CHANGE, NOW and THEN cells and of the mark. */
@@ -83,7 +84,8 @@ enum status compare_build(struct compare *c, const struct window *cur,
 
 	if (c->built && c->cur == cur && c->base == base &&
 	    c->cur_seq == cur->seq && c->base_seq == base->seq &&
-	    c->metric == metric && c->ascending == ascending)
+	    grouping_eq(c->group, cur->group) && c->metric == metric &&
+	    c->ascending == ascending)
 		return STATUS_OK;
 	c->built = false;
 	c->n = 0;
@@ -129,6 +131,7 @@ enum status compare_build(struct compare *c, const struct window *cur,
 	sort_radix(c->keys, c->order, c->tkeys, c->tvals, c->n);
 	c->cur_seq = cur->seq;
 	c->base_seq = base->seq;
+	c->group = cur->group;
 	c->metric = metric;
 	c->ascending = ascending;
 	c->built = true;

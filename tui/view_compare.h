@@ -37,6 +37,7 @@ struct compare {
 	/* what rows were built for */
 	const struct window *cur, *base;
 	uint64_t cur_seq, base_seq;
+	struct grouping group; /* a derived window's address comes back */
 	enum metric metric;
 	bool ascending;
 	bool built;

@@ -2,22 +2,41 @@
 #include "tui/view_detail.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "encode/humanize.h"
 #include "encode/utf8.h"
 #include "model/alloc.h"
+#include "model/extras.h"
+#include "model/sort.h"
 #include "tui/glyph.h"
 #include "tui/line.h"
 
 /* The most kept windows the sparkline draws (the newest ones). */
 #define SPARK_MAX 120
 
-/* Lines besides the frames and the tasks: the stack's title, a gap, the
- * metrics' title, the five metrics, the means, the sparkline, a gap, the
- * tasks' title and column titles. */
-#define DETAIL_FIXED (1 + 1 + 1 + METRIC_COUNT + 1 + 1 + 1 + 2)
+/* Lines besides the frames, the other stacks and the tasks: the stack's
+ * title, a gap, the metrics' title, the five metrics, the means, the
+ * optional figures, the sparkline, a gap, the other stacks' title and the
+ * gap after them, the tasks' title and column titles. */
+#define DETAIL_FIXED \
+	(1 + 1 + 1 + METRIC_COUNT + 1 + EXTRA_COUNT + 1 + 1 + 2 + 2)
+
+/* The most other stacks listed (the heaviest by the weighting). */
+#define OTHER_MAX 12
+
+/* The optional figures as the detail words them. */
+static const char *const figure_label[EXTRA_COUNT] = {
+	[EXTRA_SELF_WAKES] = "self-wakes", [EXTRA_MAX_POLL] = "longest poll",
+	[EXTRA_WAKERS] = "wakers held",    [EXTRA_POLL_NOW] = "poll running",
+	[EXTRA_NO_WAKER] = "no waker",
+};
+
+/* One of the row's other stacks: its entries' sums. */
+struct other {
+	uint32_t stack;
+	uint64_t v, tasks;
+};
 
 /* Writes lines in order; only those from skip on, up to the screen's end,
  * are drawn (the others are counted and dropped). */
@@ -55,14 +74,124 @@ static void text_line(struct out *o, enum elem el, const char *text)
 	line_puts(l, el, text, line_room(o->s, l), o->flags);
 }
 
+size_t detail_row(const struct detail_in *in)
+{
+	const struct window *w = in->w;
+	size_t r = w ? window_find_row(w, in->stack) : SIZE_MAX;
+
+	if (r == SIZE_MAX || !w->group.by_name)
+		return r;
+	/* split by name, the stack's rows are neighbours */
+	while (r > 0 && w->rows[r - 1].stack == in->stack)
+		r--;
+	for (; r < w->nrows && w->rows[r].stack == in->stack; r++)
+		if (w->rows[r].name == in->name)
+			return r;
+	return SIZE_MAX;
+}
+
+/* Scratch of sort_radix for a row's entries: a radix sort is tens of times
+ * faster than qsort at 100,000 entries (a whole window in one row, at
+ * worst). */
+struct ranked {
+	uint64_t *keys, *tkeys;
+	uint32_t *vals, *tvals;
+};
+
+static enum status rank_alloc(struct ranked *rk, size_t n)
+{
+	n = n ? n : 1;
+	rk->keys = mem_calloc(n, sizeof(*rk->keys));
+	rk->tkeys = mem_calloc(n, sizeof(*rk->tkeys));
+	rk->vals = mem_calloc(n, sizeof(*rk->vals));
+	rk->tvals = mem_calloc(n, sizeof(*rk->tvals));
+	return rk->keys && rk->tkeys && rk->vals && rk->tvals ? STATUS_OK
+	                                                      : STATUS_NOMEM;
+}
+
+static void rank_free(struct ranked *rk)
+{
+	mem_free(rk->keys);
+	mem_free(rk->tkeys);
+	mem_free(rk->vals);
+	mem_free(rk->tvals);
+}
+
+/* The row's other stacks (window_other_stack of its entries), summed,
+ * heaviest first by the weighting, into *out (mem_free it) and *n. */
+static enum status others(const struct detail_in *in, const struct fold_row *r,
+                          struct other **out, size_t *n)
+{
+	const struct fold_entry *e = in->w->entries + r->first;
+	struct other *o = mem_calloc(r->count ? r->count : 1, sizeof(*o));
+	struct ranked rk;
+	size_t k = 0;
+	enum status st = rank_alloc(&rk, r->count);
+
+	*out = NULL;
+	*n = 0;
+	if (!o || st != STATUS_OK) {
+		mem_free(o);
+		rank_free(&rk);
+		return STATUS_NOMEM;
+	}
+	/* by stack id, then fold each stack's entries */
+	for (uint32_t i = 0; i < r->count; i++) {
+		rk.keys[i] = window_other_stack(in->w, &e[i]);
+		rk.vals[i] = i;
+	}
+	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, r->count);
+	for (uint32_t i = 0; i < r->count; i++) {
+		const struct fold_entry *x = &e[rk.vals[i]];
+
+		if (k && o[k - 1].stack == (uint32_t)rk.keys[i]) {
+			o[k - 1].v =
+			    u64_add_sat(o[k - 1].v, x->m.v[in->metric]);
+			o[k - 1].tasks = u64_add_sat(o[k - 1].tasks, x->tasks);
+			continue;
+		}
+		o[k++] = (struct other){ .stack = (uint32_t)rk.keys[i],
+			                 .v = x->m.v[in->metric],
+			                 .tasks = x->tasks };
+	}
+	/* heaviest first: the complement ascending; ties by stack id */
+	for (size_t i = 0; i < k; i++) {
+		rk.keys[i] = ~o[i].v;
+		rk.vals[i] = (uint32_t)i;
+	}
+	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, k);
+	{
+		struct other *sorted = mem_calloc(k ? k : 1, sizeof(*sorted));
+
+		if (!sorted) {
+			mem_free(o);
+			rank_free(&rk);
+			return STATUS_NOMEM;
+		}
+		for (size_t i = 0; i < k; i++)
+			sorted[i] = o[rk.vals[i]];
+		mem_free(o);
+		o = sorted;
+	}
+	rank_free(&rk);
+	*out = o;
+	*n = k;
+	return STATUS_OK;
+}
+
 size_t detail_count(const struct detail_in *in)
 {
-	size_t i, depth = 0;
+	size_t i = detail_row(in), depth = 0, n = 0;
+	struct other *o;
 
-	if (!in->w || (i = window_find_row(in->w, in->stack)) == SIZE_MAX)
+	if (i == SIZE_MAX)
 		return 1;
 	(void)model_stack(in->m, in->stack, &depth);
-	return DETAIL_FIXED + depth + in->w->rows[i].count;
+	/* out of memory counts none: the draw then says so */
+	(void)others(in, &in->w->rows[i], &o, &n);
+	mem_free(o);
+	return DETAIL_FIXED + depth + size_min(n, OTHER_MAX) + (n > OTHER_MAX) +
+	       in->w->rows[i].count;
 }
 
 static void frames(struct out *o, const struct detail_in *in)
@@ -71,9 +200,9 @@ static void frames(struct out *o, const struct detail_in *in)
 	const uint32_t *f = model_stack(in->m, in->stack, &depth);
 	char head[96];
 
-	snprintf(head, sizeof(head),
-	         "Spawn stack, root first (%zu frame%s):", depth,
-	         depth == 1 ? "" : "s");
+	snprintf(head, sizeof(head), "%s stack, root first (%zu frame%s):",
+	         in->w->group.key == GROUP_PARKED ? "Parked-at" : "Spawn",
+	         depth, depth == 1 ? "" : "s");
 	text_line(o, EL_TITLE, head);
 	for (size_t i = 0; i < depth; i++) {
 		struct screen_line *l = next(o);
@@ -88,6 +217,31 @@ static void frames(struct out *o, const struct detail_in *in)
 		         o->flags);
 	}
 	text_line(o, EL_NORMAL, "");
+}
+
+/* The optional figures, a line each: "unknown" where no task of the row
+ * told it (a runtime that cannot), never 0. */
+static void figures(struct out *o, const struct fold_row *r)
+{
+	for (int i = 0; i < EXTRA_COUNT; i++) {
+		enum extra e = (enum extra)i;
+		struct screen_line *l = next(o);
+		char v[HUMAN_BUFSZ], cell[64];
+		uint64_t x;
+
+		if (!l)
+			continue;
+		if (!extras_get(&r->x, e, &x))
+			snprintf(v, sizeof(v), "unknown");
+		else if (!strcmp(extra_unit(e), "nanoseconds"))
+			human_duration(v, sizeof(v), x);
+		else
+			human_count(v, sizeof(v), x);
+		snprintf(cell, sizeof(cell), " %-12s", figure_label[e]);
+		line_puts(l, EL_NORMAL, cell, line_room(o->s, l), o->flags);
+		line_right(l, extras_get(&r->x, e, &x) ? EL_NORMAL : EL_DIM, v,
+		           12, o->flags);
+	}
 }
 
 static void metrics(struct out *o, const struct detail_in *in,
@@ -137,6 +291,7 @@ static void metrics(struct out *o, const struct detail_in *in,
 		         " per poll:  busy %s  scheduled %s", b, q);
 		line_puts(l, EL_NORMAL, line, line_room(o->s, l), o->flags);
 	}
+	figures(o, r);
 }
 
 /* The weighting for this stack in each kept window, oldest first, as
@@ -152,6 +307,14 @@ static void sparkline(struct out *o, const struct detail_in *in)
 
 	if (!l)
 		return;
+	if (in->w->group.key != GROUP_SPAWN || in->w->group.by_name) {
+		/* the kept windows are by spawn stack: deriving each one
+		 * again per draw would cost a sort of every entry */
+		line_puts(l, EL_DIM,
+		          " history      of spawn stacks only: a and n go back",
+		          line_room(o->s, l), o->flags);
+		return;
+	}
 	/* the newest windows that fit beside the texts */
 	cols = o->s->cols > 60 ? o->s->cols - 60 : 1;
 	cols = size_min(cols, SPARK_MAX);
@@ -183,34 +346,61 @@ static void sparkline(struct out *o, const struct detail_in *in)
 	line_puts(l, EL_DIM, tail, line_room(o->s, l), o->flags);
 }
 
-struct keyed {
-	uint64_t v;
-	uint32_t i;
-};
-
-static int by_value_desc(const void *pa, const void *pb)
+/* "parked at" or "spawned at": what the row's other stacks are. */
+static const char *other_what(const struct window *w)
 {
-	const struct keyed *a = pa, *b = pb;
-
-	if (a->v != b->v)
-		return a->v > b->v ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	return w->group.key == GROUP_PARKED ? "spawned at" : "parked at";
 }
 
-static int by_value_asc(const void *pa, const void *pb)
+/* The row's other stacks, a line each, leaf first, heaviest first. */
+static enum status other_stacks(struct out *o, const struct detail_in *in,
+                                const struct fold_row *r, struct buf *tmp)
 {
-	const struct keyed *a = pa, *b = pb;
+	struct other *ot;
+	size_t n;
+	char head[128], v[HUMAN_BUFSZ];
+	enum status st = others(in, r, &ot, &n);
 
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
+	if (st != STATUS_OK)
+		return st;
+	snprintf(head, sizeof(head), "%s: %zu stack%s, by %s (leaf%sroot):",
+	         in->w->group.key == GROUP_PARKED ? "Spawned at" : "Parked at",
+	         n, n == 1 ? "" : "s", metric_name(in->metric),
+	         glyph(GLYPH_STACK_SEP, o->flags));
+	text_line(o, EL_TITLE, head);
+	for (size_t i = 0; i < size_min(n, OTHER_MAX); i++) {
+		struct screen_line *l = next(o);
+		size_t sw = 0;
+
+		if (!l)
+			continue;
+		human_metric(v, sizeof(v), in->metric, ot[i].v);
+		line_right(l, EL_KEYCOL, v, 9, o->flags);
+		human_count(v, sizeof(v), ot[i].tasks);
+		line_right(l, EL_NORMAL, v, LAYOUT_TASKS_COLS, o->flags);
+		line_pad(l, EL_NORMAL, l->width + 2);
+		buf_reset(tmp);
+		if (render_stack(tmp, in->m, ot[i].stack, line_room(o->s, l),
+		                 o->flags, &sw) == STATUS_OK)
+			line_put(l, EL_NORMAL, buf_view(tmp), sw, o->flags);
+	}
+	if (n > OTHER_MAX) {
+		snprintf(head, sizeof(head),
+		         "  and %zu more (each task's below)", n - OTHER_MAX);
+		text_line(o, EL_DIM, head);
+	}
+	text_line(o, EL_NORMAL, "");
+	mem_free(ot);
+	return STATUS_OK;
 }
 
 static void task_row(struct out *o, const struct detail_in *in,
-                     const struct layout *lay, const struct fold_entry *e)
+                     const struct layout *lay, const struct fold_entry *e,
+                     struct buf *tmp)
 {
 	struct screen_line *l = next(o);
 	char v[HUMAN_BUFSZ];
+	size_t sw = 0;
 
 	if (!l)
 		return;
@@ -229,22 +419,35 @@ static void task_row(struct out *o, const struct detail_in *in,
 	line_pad(l, EL_NORMAL, l->width + 2);
 	line_put(l, EL_NORMAL, model_name(in->m, e->name), line_room(o->s, l),
 	         o->flags);
+	/* each (name, other stack) is an entry: say which stack */
+	line_puts(l, EL_DIM, glyph(GLYPH_SEP, o->flags), line_room(o->s, l),
+	          o->flags);
+	line_puts(l, EL_DIM, other_what(in->w), line_room(o->s, l), o->flags);
+	line_puts(l, EL_DIM, " ", line_room(o->s, l), o->flags);
+	buf_reset(tmp);
+	if (render_stack(tmp, in->m, window_other_stack(in->w, e),
+	                 line_room(o->s, l), o->flags, &sw) == STATUS_OK)
+		line_put(l, EL_DIM, buf_view(tmp), sw, o->flags);
 }
 
 static enum status tasks(struct out *o, const struct detail_in *in,
-                         const struct fold_row *r)
+                         const struct fold_row *r, struct buf *tmp)
 {
 	const struct fold_entry *e = in->w->entries + r->first;
 	struct layout lay;
-	struct keyed *k;
+	struct ranked rk;
 	struct screen_line *l;
 	char head[128], tn[HUMAN_BUFSZ];
+	uint32_t names = 0;
 
+	/* a row's entries are by name first: count the changes */
+	for (uint32_t i = 0; i < r->count; i++)
+		names += !i || e[i].name != e[i - 1].name;
 	human_count(tn, sizeof(tn), r->tasks);
 	snprintf(head, sizeof(head),
 	         "Tasks folded into this row: %u name%s, %s task%s, by %s:",
-	         r->count, r->count == 1 ? "" : "s", tn,
-	         r->tasks == 1 ? "" : "s", metric_name(in->metric));
+	         names, names == 1 ? "" : "s", tn, r->tasks == 1 ? "" : "s",
+	         metric_name(in->metric));
 	text_line(o, EL_TITLE, head);
 	layout_compute(o->s->cols, in->metric, &lay);
 	l = next(o);
@@ -262,16 +465,20 @@ static enum status tasks(struct out *o, const struct detail_in *in,
 	}
 	if (o->row >= o->end)
 		return STATUS_OK;
-	k = mem_calloc(r->count ? r->count : 1, sizeof(*k));
-	if (!k)
+	if (rank_alloc(&rk, r->count) != STATUS_OK) {
+		rank_free(&rk);
 		return STATUS_NOMEM;
-	for (uint32_t i = 0; i < r->count; i++)
-		k[i] = (struct keyed){ .v = e[i].m.v[in->metric], .i = i };
-	qsort(k, r->count, sizeof(*k),
-	      in->ascending ? by_value_asc : by_value_desc);
+	}
+	/* by the weighting, ties in entry order (by name) */
+	for (uint32_t i = 0; i < r->count; i++) {
+		uint64_t v = e[i].m.v[in->metric];
+		rk.keys[i] = in->ascending ? v : ~v;
+		rk.vals[i] = i;
+	}
+	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, r->count);
 	for (uint32_t i = 0; i < r->count && o->row < o->end; i++)
-		task_row(o, in, &lay, &e[k[i].i]);
-	mem_free(k);
+		task_row(o, in, &lay, &e[rk.vals[i]], tmp);
+	rank_free(&rk);
 	return STATUS_OK;
 }
 
@@ -285,7 +492,7 @@ enum status detail_draw(const void *ctx, const struct render_in *rin,
 		         .skip = in->top,
 		         .flags = rin->flags };
 	struct screen_line *t = &s->lines[top];
-	size_t r = in->w ? window_find_row(in->w, in->stack) : SIZE_MAX;
+	size_t r = detail_row(in);
 	struct buf tmp;
 	enum status st;
 
@@ -312,7 +519,9 @@ enum status detail_draw(const void *ctx, const struct render_in *rin,
 	metrics(&o, in, &in->w->rows[r], &tmp);
 	sparkline(&o, in);
 	text_line(&o, EL_NORMAL, "");
-	st = tasks(&o, in, &in->w->rows[r]);
+	st = other_stacks(&o, in, &in->w->rows[r], &tmp);
+	if (st == STATUS_OK)
+		st = tasks(&o, in, &in->w->rows[r], &tmp);
 	if (buf_status(&tmp) != STATUS_OK)
 		st = buf_status(&tmp);
 	buf_fini(&tmp);

@@ -20,12 +20,15 @@ static inline bool vsearch_bit(const uint64_t *b, size_t i)
 	return b[i / 64] >> (i % 64) & 1;
 }
 
-/* True when t holds a result for w as it is now (same pointer and seq).
+/* True when t holds a result for w as it is now (same pointer, seq and
+ * grouping: a window derived again can have a freed one's address).
  * t and w are borrowed; w is only compared and read.  Cannot fail. */
 static inline bool view_tag_holds(const struct view_tag *t,
                                   const struct window *w)
 {
-	return t->ok && t->w == w && t->seq == w->seq;
+	return t->ok && t->w == w && t->seq == w->seq &&
+	       t->group.key == w->group.key &&
+	       t->group.by_name == w->group.by_name;
 }
 
 /* Marks t as holding a result for w as it is now (w is borrowed: t keeps
@@ -34,6 +37,7 @@ static inline void view_tag_set(struct view_tag *t, const struct window *w)
 {
 	t->w = w;
 	t->seq = w->seq;
+	t->group = w->group;
 	t->ok = true;
 }
 

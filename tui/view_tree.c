@@ -9,6 +9,7 @@
 #include "model/alloc.h"
 #include "model/sort.h"
 #include "tui/glyph.h"
+#include "tui/grouped.h"
 #include "tui/line.h"
 
 /* Columns of the value, share and tasks cells before the tree. */
@@ -264,7 +265,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 {
 	enum status st;
 
-	if (t->w == w && t->seq == w->seq)
+	if (t->w == w && t->seq == w->seq && grouping_eq(t->group, w->group))
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
@@ -276,6 +277,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 	t->m = m;
 	t->w = w;
 	t->seq = w->seq;
+	t->group = w->group;
 	return STATUS_OK;
 }
 

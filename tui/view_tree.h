@@ -47,6 +47,7 @@ struct tree {
 	const struct model *m;
 	const struct window *w;
 	uint64_t seq;
+	struct grouping group; /* a derived window's address comes back */
 	enum metric metric;
 	bool ascending;
 	bool flat; /* shown is up to date */
