@@ -334,11 +334,25 @@ fuzz-bins: $(FUZZ_TARGETS:%=$(O)/fuzz/%)
 
 # The asyncio reader links without the worker: the target stands in for it.
 $(O)/fuzz/asyncio: $(FUZZ_ASYNCIO)
+# The tokio target is the adapter's state alone: protobuf-c, never gRPC.
+$(O)/fuzz/tokio: $(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o)
+$(O)/fuzz/tokio: FUZZ_PKGS := libprotobuf-c
 $(O)/fuzz/%: $(O)/tests/fuzz/fuzz_%.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) \
-		$(call pc_libs,$(ENCODE_PKGS))
+		$(call pc_libs,$(ENCODE_PKGS) $(FUZZ_PKGS))
+
+# The tokio target's seeds are Updates packed by tests/tokio_build.c.
+TOKIO_SEEDS := $(O)/tests/fuzz/tokio-seeds
+$(TOKIO_SEEDS): $(O)/tests/fuzz/tokio_seeds.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
+
+.PHONY: fuzz-seeds-tokio
+fuzz-seeds-tokio: $(TOKIO_SEEDS)
+	@mkdir -p tests/fuzz/corpus/tokio
+	$(Q)$(TOKIO_SEEDS) tests/fuzz/corpus/tokio
 
 fuzz: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \
