@@ -82,7 +82,7 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps demo demo-tokio check bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo demo-tokio check check-stress bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
@@ -93,6 +93,7 @@ help:
 	@echo 'make demo-tokio the live viewer on the console-api simulator (text without a terminal)'
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
+	@echo 'make check-stress the suite and the agent tests STRESS_RUNS times under CPU load'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
 	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
 	@echo 'make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (fuzz-smoke: CI)'
@@ -262,6 +263,17 @@ check: deps
 ifeq ($(SAN),)
 	$(Q)$(MAKE) --no-print-directory check-demo
 endif
+
+# The suite and the agent's tests STRESS_RUNS times under synthetic CPU
+# load, to find tests that wait on time rather than on events.
+STRESS_RUNS ?= 3
+STRESS_LOAD ?=
+.PHONY: check-stress
+check-stress: deps $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(BIN) $(O)/asynctop.pc
+	$(call msg,STRESS,$(STRESS_RUNS)x)
+	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
+		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
+		sh tests/stress.sh $(abspath $(TESTBIN)) $(STRESS_RUNS) $(STRESS_LOAD)
 
 # `make demo` itself, headless: three text windows whose leaders are the
 # demo's designed task families.
