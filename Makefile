@@ -82,7 +82,7 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps demo demo-tokio check check-stress bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo demo-tokio check check-stress soak bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
@@ -94,6 +94,7 @@ help:
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make check-stress the suite and the agent tests STRESS_RUNS times under CPU load'
+	@echo 'make soak       the viewer on a churning workload: RSS flat once the history is full'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
 	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
 	@echo 'make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (fuzz-smoke: CI)'
@@ -274,6 +275,14 @@ check-stress: deps $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main
 	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
 		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
 		sh tests/stress.sh $(abspath $(TESTBIN)) $(STRESS_RUNS) $(STRESS_LOAD)
+
+# The viewer's resident size on a churning workload, once its history is
+# full: it must stay flat (SOAK_SECONDS; CI runs two minutes).
+SOAK_SECONDS ?= 120
+.PHONY: soak
+soak: deps $(BIN) $(TOKIO_SIM)
+	$(call msg,SOAK,$(SOAK_SECONDS)s)
+	$(Q)sh tests/soak.sh $(abspath $(BIN)) $(abspath $(TOKIO_SIM)) tests/data/tokio/churn.scn $(SOAK_SECONDS)
 
 # `make demo` itself, headless: three text windows whose leaders are the
 # demo's designed task families.
