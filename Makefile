@@ -82,7 +82,7 @@ PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench
 BENCHBIN   := $(O)/tests/bench_pprof
 
-.PHONY: all deps demo demo-tokio check bench lint format check-deps install uninstall clean help
+.PHONY: all deps demo demo-tokio check check-stress soak bench lint format check-deps install uninstall clean help
 .DEFAULT_GOAL := all
 
 all: $(LIBMODEL) $(LIBENCODE) $(if $(wildcard tui/main.c),$(BIN) $(LIBASYNCTOP) $(O)/asynctop.pc)
@@ -93,6 +93,8 @@ help:
 	@echo 'make demo-tokio the live viewer on the console-api simulator (text without a terminal)'
 	@echo 'make deps       install missing Debian packages (as root) or say which'
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
+	@echo 'make check-stress the suite and the agent tests STRESS_RUNS times under CPU load'
+	@echo 'make soak       the viewer on a churning workload: RSS flat once the history is full'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
 	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
 	@echo 'make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (fuzz-smoke: CI)'
@@ -263,6 +265,25 @@ ifeq ($(SAN),)
 	$(Q)$(MAKE) --no-print-directory check-demo
 endif
 
+# The suite and the agent's tests STRESS_RUNS times under synthetic CPU
+# load, to find tests that wait on time rather than on events.
+STRESS_RUNS ?= 3
+STRESS_LOAD ?=
+.PHONY: check-stress
+check-stress: deps $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main.go),$(PPROFCHECK)) $(BIN) $(O)/asynctop.pc
+	$(call msg,STRESS,$(STRESS_RUNS)x)
+	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
+		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
+		sh tests/stress.sh $(abspath $(TESTBIN)) $(STRESS_RUNS) $(STRESS_LOAD)
+
+# The viewer's resident size on a churning workload, once its history is
+# full: it must stay flat (SOAK_SECONDS; CI runs two minutes).
+SOAK_SECONDS ?= 120
+.PHONY: soak
+soak: deps $(BIN) $(TOKIO_SIM)
+	$(call msg,SOAK,$(SOAK_SECONDS)s)
+	$(Q)sh tests/soak.sh $(abspath $(BIN)) $(abspath $(TOKIO_SIM)) tests/data/tokio/churn.scn $(SOAK_SECONDS)
+
 # `make demo` itself, headless: three text windows whose leaders are the
 # demo's designed task families.
 .PHONY: check-demo
@@ -334,11 +355,25 @@ fuzz-bins: $(FUZZ_TARGETS:%=$(O)/fuzz/%)
 
 # The asyncio reader links without the worker: the target stands in for it.
 $(O)/fuzz/asyncio: $(FUZZ_ASYNCIO)
+# The tokio target is the adapter's state alone: protobuf-c, never gRPC.
+$(O)/fuzz/tokio: $(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o)
+$(O)/fuzz/tokio: FUZZ_PKGS := libprotobuf-c
 $(O)/fuzz/%: $(O)/tests/fuzz/fuzz_%.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) \
-		$(call pc_libs,$(ENCODE_PKGS))
+		$(call pc_libs,$(ENCODE_PKGS) $(FUZZ_PKGS))
+
+# The tokio target's seeds are Updates packed by tests/tokio_build.c.
+TOKIO_SEEDS := $(O)/tests/fuzz/tokio-seeds
+$(TOKIO_SEEDS): $(O)/tests/fuzz/tokio_seeds.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
+
+.PHONY: fuzz-seeds-tokio
+fuzz-seeds-tokio: $(TOKIO_SEEDS)
+	@mkdir -p tests/fuzz/corpus/tokio
+	$(Q)$(TOKIO_SEEDS) tests/fuzz/corpus/tokio
 
 fuzz: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \

@@ -128,7 +128,9 @@ def asyncio():
 
 
 def main():
-    shutil.rmtree(OUT, ignore_errors=True)
+    # tokio's seeds are packed in C (make fuzz-seeds-tokio): keep them.
+    for target in ("pprof", "collapsed", "encode", "asyncio"):
+        shutil.rmtree(os.path.join(OUT, target), ignore_errors=True)
     pprof()
     collapsed()
     encode()
