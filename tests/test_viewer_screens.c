@@ -688,6 +688,22 @@ START_TEST(screens_dump_ends_at_first_failure)
 }
 END_TEST
 
+/* The status line is one line: an error's lines (its detail, then its
+ * remedy) run on with " · ", their indentation dropped. */
+START_TEST(screens_status_is_one_line)
+{
+	struct app a;
+
+	su_app(&a);
+	app_set_status(&a, true, "%s",
+	               "the source failed\n  do this\nthen that\n");
+	ck_assert_str_eq(
+	    a.status, "the source failed \xC2\xB7 do this \xC2\xB7 then that");
+	ck_assert(a.status_error);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_screens(void);
 Suite *suite_viewer_screens(void)
 {
@@ -708,6 +724,7 @@ Suite *suite_viewer_screens(void)
 	tcase_add_test(tc, screens_replay_dump_binary);
 	tcase_add_test(tc, screens_dump_ends_at_first_failure);
 	tcase_add_test(tc, screens_not_collecting_while_retrying);
+	tcase_add_test(tc, screens_status_is_one_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -121,9 +121,27 @@ void app_set_status(struct app *a, bool error, const char *fmt, ...)
 {
 	va_list ap;
 
+	char text[sizeof(a->status)];
+	size_t used = 0;
+
 	va_start(ap, fmt);
-	vsnprintf(a->status, sizeof(a->status), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* one line: a message's lines (an error, then its remedy) run on,
+	 * separated by " · ", their indentation dropped */
+	for (const char *p = text; *p && used + 1 < sizeof(a->status);) {
+		if (*p == '\n') {
+			while (*++p == ' ')
+				;
+			if (*p)
+				used += (size_t)snprintf(
+				    a->status + used, sizeof(a->status) - used,
+				    " \xC2\xB7 ");
+			continue;
+		}
+		a->status[used++] = *p++;
+	}
+	a->status[size_min(used, sizeof(a->status) - 1)] = '\0';
 	a->status_error = error;
 	a->status_until_ns = 0;
 }
