@@ -494,6 +494,10 @@ START_TEST(labels_round_trip)
 		buf_fini(&b);
 		model_group_free(g);
 	}
+	model_free(m);
+}
+END_TEST
+
 /* Found by tests/fuzz/fuzz_encode.c: a name at the model's 4 KiB bound
  * with an invalid byte in it grew by U+FFFD's two extra bytes when saved,
  * so replaying the file cut it again and saving did not reproduce it. */
