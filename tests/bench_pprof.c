@@ -30,14 +30,14 @@ static struct model *fold(const struct bench_workload *wl,
 	return m;
 }
 
-static enum status gzip_pprof(const struct buf *in, struct buf *out)
+static enum status gzip_at(int level, const struct buf *in, struct buf *out)
 {
 	struct out *mem, *gz;
 	enum status st;
 
 	if ((st = out_mem_new(out, &mem)) != STATUS_OK)
 		return st;
-	if ((st = out_gzip_new(OUT_GZIP_PPROF, mem, &gz)) != STATUS_OK) {
+	if ((st = out_gzip_new(level, mem, &gz)) != STATUS_OK) {
 		out_free(mem);
 		return st;
 	}
@@ -46,6 +46,31 @@ static enum status gzip_pprof(const struct buf *in, struct buf *out)
 		st = out_finish(gz);
 	out_free(gz);
 	return st;
+}
+
+static enum status gzip_pprof(const struct buf *in, struct buf *out)
+{
+	return gzip_at(OUT_GZIP_PPROF, in, out);
+}
+
+/* Every zlib level on the encoded profile: time and size, to choose by */
+static void gzip_levels(const struct buf *raw, int runs, double *t)
+{
+	for (int level = 1; level <= 9; level++) {
+		struct buf z;
+		size_t len = 0;
+
+		for (int i = 0; i < runs; i++) {
+			double t0 = bench_now_ms();
+			buf_init(&z);
+			bench_check(prog, gzip_at(level, raw, &z), "gzip");
+			t[i] = bench_now_ms() - t0;
+			len = z.len;
+			buf_fini(&z);
+		}
+		printf("gzip_l%d_ms %.2f\ngzip_l%d_bytes %zu\n", level,
+		       bench_median(t, (size_t)runs), level, len);
+	}
 }
 
 /* Replay into a model, as `asynctop -r` does */
@@ -154,6 +179,7 @@ int main(int argc, char **argv)
 	}
 	printf("encode_ms %.2f\nencode_bytes %zu\n",
 	       bench_median(t, (size_t)runs), b.len);
+	gzip_levels(&b, runs, t);
 	buf_fini(&b);
 
 	for (int i = 0; i < runs; i++) {
