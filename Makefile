@@ -430,11 +430,7 @@ bench: deps
 
 .PHONY: bench-run
 bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
-	$(Q)sh tests/bench/run.sh $(abspath $(O))
-	$(Q)sh tests/bench/tokio.sh $(abspath $(O))
-	$(Q)$(O)/tests/bench_viewer
-	$(Q)sh tests/bench/idle.sh $(abspath $(O))/tests/bench/idle_viewer
-	$(Q)python3 adapters/asyncio/tests/bench_agent.py
+	$(Q)sh tests/bench/report.sh $(abspath $(O)) docs/performance.md
 
 # ---- install ---------------------------------------------------------------
 install: all

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,6 +490,15 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 		    r, "the string table does not start with an empty string");
 	if ((st = find_types(r)) != STATUS_OK)
 		return st;
+	/* A saved window always has both; a file without them would be saved
+	 * again as one that pprof's own checks refuse. */
+	if (p->time_nanos <= 0)
+		return bad(r,
+		           "time_nanos is %" PRId64 ", not a time after 1970",
+		           p->time_nanos);
+	if (p->duration_nanos <= 0)
+		return bad(r, "duration_nanos is %" PRId64 ", not a length",
+		           p->duration_nanos);
 	if (lim->max_samples && p->n_sample > lim->max_samples)
 		return fail(r->err, r->errsz, STATUS_TOO_LARGE,
 		            "%zu samples, over the limit of %zu", p->n_sample,

@@ -6,19 +6,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "encode/out.h"
 #include "model/base.h"
 #include "model/status.h"
 
 struct save_opts {
-	int gzip_level; /* -1: write data as it is; 0-9 (6 default, 1 fast) */
+	int gzip_level; /* -1: write data as it is; 0-9 (OUT_GZIP_PPROF default)
+	                 */
 	bool force;     /* replace an existing file */
 	bool unique; /* never replace: add -2, -3, ... before the extension */
 };
 
-/* The defaults: gzip level 6, no force, not unique. */
+/* The defaults: gzip at pprof's level, no force, not unique. */
 static inline struct save_opts save_opts_default(void)
 {
-	struct save_opts o = { 6, false, false };
+	struct save_opts o = { OUT_GZIP_PPROF, false, false };
 	return o;
 }
 

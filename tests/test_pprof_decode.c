@@ -309,6 +309,14 @@ START_TEST(decode_rejects_invariants)
 	CASE(b.loc[1].n_line = 0, STATUS_MALFORMED, "has no line");
 	CASE(b.smp[1].n_value = 4, STATUS_MALFORMED, "4 values for 5 types");
 	CASE(b.val[1][3] = -1, STATUS_MALFORMED, "negative value");
+	/* a time and a length a saved window always has */
+	CASE(b.p.time_nanos = 0, STATUS_MALFORMED, "time_nanos is 0");
+	CASE(b.p.time_nanos = -7, STATUS_MALFORMED,
+	     "time_nanos is -7, not a time after 1970");
+	CASE(b.p.duration_nanos = 0, STATUS_MALFORMED,
+	     "duration_nanos is 0, not a length");
+	CASE(b.p.duration_nanos = INT64_MIN, STATUS_MALFORMED,
+	     "duration_nanos is -9223372036854775808");
 	/* not asynctop profiles */
 	CASE(b.vt[1].type = S_CPU, STATUS_FOREIGN,
 	     "not an asynctop profile: missing sample type wakes/count");

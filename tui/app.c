@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "encode/collapsed.h"
+#include "encode/out.h"
 #include "encode/pprof.h"
 #include "encode/utf8.h"
 #include "model/alloc.h"
@@ -414,7 +415,8 @@ static unsigned save(struct app *a, bool collapsed)
 			return APP_REDRAW;
 		}
 	}
-	st = saver_submit(a->saver, path, data, len, collapsed ? -1 : 6);
+	st = saver_submit(a->saver, path, data, len,
+	                  collapsed ? -1 : OUT_GZIP_PPROF);
 	if (st != STATUS_OK) {
 		app_set_status(a, true, "cannot save: %s", status_str(st));
 		return APP_REDRAW;

@@ -157,7 +157,7 @@ static enum status save_stdout(const struct opts *o, uint64_t k, bool first,
 	if (o->format == CLI_FORMAT_PPROF) {
 		st = out_mem_new(&gz, &mem);
 		if (st == STATUS_OK) {
-			st = out_gzip_new(OUT_GZIP_DEFAULT, mem, &gzo);
+			st = out_gzip_new(OUT_GZIP_PPROF, mem, &gzo);
 			if (st != STATUS_OK)
 				out_free(mem);
 		}
@@ -206,7 +206,7 @@ enum status output_save(const char *output, const struct opts *o, bool numbered,
 		snprintf(msg, msize, "the output file name is too long");
 		return STATUS_INVAL;
 	}
-	so.gzip_level = o->format == CLI_FORMAT_PPROF ? OUT_GZIP_DEFAULT : -1;
+	so.gzip_level = o->format == CLI_FORMAT_PPROF ? OUT_GZIP_PPROF : -1;
 	so.force = o->force;
 	err[0] = '\0';
 	st = save_file(path, enc->data, enc->len, &so, written, wsize, err,

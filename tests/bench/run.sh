@@ -4,6 +4,9 @@
 # the same run.  The headline is the ratio ours / Go's (below 1: we are
 # faster).  Then the model's fold and commit of that workload against a
 # baseline that copies and hashes each sample's bytes once (bench_model).
+# End to end: the saved file replayed into a model and saved again, against
+# Go's Parse + Write, both in memory.  The two sides run alternately, one
+# run of each at a time, and each figure is the median of its runs.
 # Absolute figures vary with the machine and its load.
 #   sh tests/bench/run.sh BUILD_DIR_ABS      (BENCH_RUNS=N, default 5)
 set -eu
@@ -19,15 +22,36 @@ if [ ! -x "$cbench" ]; then
 	exit 1
 fi
 
-ours=$("$cbench" "$runs")
+# One run of each at a time, alternately, so that a change of the machine's
+# load weighs on both sides alike; the medians are taken here.
+ours=""
 go=""
-if [ -x "$gobench" ]; then
-	go=$("$gobench" "$runs")
-fi
+i=0
+while [ "$i" -lt "$runs" ]; do
+	ours="$ours
+$("$cbench" 1)"
+	if [ -x "$gobench" ]; then
+		go="$go
+$("$gobench" 1)"
+	fi
+	i=$((i + 1))
+done
 
-printf '%s\n--go--\n%s\n' "$ours" "$go" | awk '
+printf '%s\n--go--\n%s\n' "$ours" "$go" | awk -v runs="$runs" '
 /^--go--$/ { side = "go"; next }
-NF == 2 { if (side == "go") g[$1] = $2; else c[$1] = $2 }
+NF == 2 {
+	if (side == "go") { gn[$1]++; gv[$1, gn[$1]] = $2 }
+	else { cn[$1]++; cv[$1, cn[$1]] = $2 }
+}
+function median(v, n, k,   a, i, j, x) {
+	for (i = 1; i <= n; i++) {
+		x = v[k, i] + 0
+		for (j = i - 1; j >= 1 && a[j] > x; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = x
+	}
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
 function ms(v) { return v == "" ? "-" : sprintf("%.1f ms", v) }
 function mb(v) { return v == "" ? "-" : sprintf("%.2f MB", v / 1e6) }
 function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
@@ -38,22 +62,31 @@ function row(label, key, fmt) {
 		printf "  %-28s %12s %12s %8s\n", label, mb(c[key]), mb(g[key]), ratio(c[key], g[key])
 }
 END {
-	printf "pprof benchmark: %d samples, %d stacks of depth %d, %d task names; median of %d runs\n",
+	for (k in cn) c[k] = median(cv, cn[k], k)
+	for (k in gn) g[k] = median(gv, gn[k], k)
+	c["runs"] = runs
+	printf "pprof benchmark: %d samples, %d stacks of depth %d, %d task names; median of %d alternate runs\n",
 		c["samples"], c["stacks"], c["depth"], c["tasks"], c["runs"]
 	printf "  %-28s %12s %12s %8s\n", "", "asynctop", "Go pprof", "ours/Go"
 	row("encode (uncompressed)", "encode_ms", "ms")
-	row("encode + gzip level 6", "gzip_ms", "ms")
+	row("encode + gzip (ours 1, Go 6)", "gzip_ms", "ms")
 	row("parse (gunzip+decode+check)", "parse_ms", "ms")
+	row("replay + save, end to end", "e2e_ms", "ms")
 	row("size uncompressed", "encode_bytes", "B")
 	row("size gzip", "gzip_bytes", "B")
 	printf "  %-28s %12s %12s %8s\n", "model fold + commit", ms(c["fold_ms"]), "-", "-"
+	printf "  zlib levels on the encoded profile (size against Go'"'"'s gzip output):\n"
+	for (l = 1; l <= 9; l++)
+		printf "    level %d %10s %10s %8s\n", l, ms(c["gzip_l" l "_ms"]), mb(c["gzip_l" l "_bytes"]), ratio(c["gzip_l" l "_bytes"], g["gzip_bytes"])
 	if (g["encode_ms"] == "") {
 		print "Go baseline skipped: go or golang-github-google-pprof-dev is missing."
 	} else {
-		printf "RATIOS (ours / Go): encode %s, encode+gzip %s, parse %s\n",
+		printf "RATIOS (ours / Go): encode %s, encode+gzip %s, parse %s, end to end %s (Go takes %s times as long; aim 3)\n",
 			ratio(c["encode_ms"], g["encode_ms"]),
 			ratio(c["gzip_ms"], g["gzip_ms"]),
-			ratio(c["parse_ms"], g["parse_ms"])
+			ratio(c["parse_ms"], g["parse_ms"]),
+			ratio(c["e2e_ms"], g["e2e_ms"]),
+			ratio(g["e2e_ms"], c["e2e_ms"])
 	}
 }'
 

@@ -180,4 +180,20 @@ func main() {
 		}
 	}
 	fmt.Printf("parse_ms %.2f\n", median(t))
+	// end to end: the saved bytes parsed and written again
+	for i := 0; i < runs; i++ {
+		runtime.GC()
+		var out bytes.Buffer
+		t0 := time.Now()
+		q, err := profile.Parse(bytes.NewReader(gz.Bytes()))
+		if err == nil {
+			err = q.Write(&out)
+		}
+		t[i] = ms(time.Since(t0))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gobench: parse and write:", err)
+			os.Exit(1)
+		}
+	}
+	fmt.Printf("e2e_ms %.2f\n", median(t))
 }
