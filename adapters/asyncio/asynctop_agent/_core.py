@@ -97,6 +97,7 @@ class State:
         self.ring = collections.deque()  # finished Recs, oldest first
         self.ring_cap = 4096
         self.finished_total = 0
+        self.boundary = 0  # the latest reply's boundary_ns: no wake is backdated before it
         self.dead = []  # Recs whose task was collected while unfinished (finaliser)
         self.lock = threading.RLock()  # eviction vs. delivery (server)
         self.clients = []  # server connections that have done a first READ
@@ -615,6 +616,9 @@ def _on_wake(loop, task, callback):
         due = getattr(S.tls, "due", None)
         if due is not None and rec.t_mark <= due < now:
             t = due  # a timer's wake, dated at its due time (lateness counts as scheduled)
+            floor = S.boundary  # but never before a reply that reported the task idle
+            if t < floor:
+                t = floor if floor < now else now
         rec.idle += t - rec.t_mark
         rec.wakes += 1
         rec.t_mark = t

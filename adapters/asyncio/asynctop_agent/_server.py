@@ -650,7 +650,7 @@ class Server:
                         # take a late record as the baseline it missed.
                         self._drain(None)
                         self._take(c, None, parts, out, FINAL_MAX)
-                        T = time.monotonic_ns()
+                        T = S.boundary = time.monotonic_ns()
                         Treal = time.time_ns()
                         done = not S.journal or passes >= 20 or bool(c.pending)
                         if done:

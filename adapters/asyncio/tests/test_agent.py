@@ -585,6 +585,23 @@ class Lifecycle(AgentCase):
                          ["[spawn site unknown]", "workload:case_predate.[locals].old:%d" % truth["line"]])
 
 
+    def test_late_timer_is_not_dated_before_a_boundary(self):
+        c = Child(self, "late_timer")
+        c.send("go")
+        readers = []
+
+        def at_mark(_):
+            r = self.reader(c.path)
+            readers.append((r, r.read()))
+
+        c.until_done(on_mark=at_mark)
+        r, a = readers[0]
+        b = r.read()
+        self.check_invariants(r, a, b)
+        t = self.one(r, "sleeper")
+        self.assertEqual(t.state, DONE)
+        self.assertGreaterEqual(b.tasks[t.tid].t_mark, a.T)
+
     def test_orphaned_tasks_are_retired(self):
         r, a, b, truth, _ = self.run_window("orphans")
         self.assertGreaterEqual(truth["live_before"], 1000)

@@ -325,6 +325,25 @@ def case_predate():
     asyncio.run(main())
 
 
+def case_late_timer():
+    """A timer due before a boundary fires after it: the loop is held (a blocking wait for the
+    test's "ok", the interpreter released) from before the sleep's due time until the test has
+    read, so the wake comes late and must not be dated before that read's boundary."""
+
+    async def sleeper():
+        await asyncio.sleep(0.002)
+
+    async def main():
+        t = asyncio.create_task(sleeper(), name="sleeper")
+        await asyncio.sleep(0)  # the sleeper's timer is armed
+        time.sleep(0.005)  # now due, and the loop has not run it
+        say("mark", "overdue")
+        wait_line("ok")  # the test reads here, the loop blocked
+        await t
+
+    asyncio.run(main())
+
+
 def case_orphans():
     """Tasks left pending in a closed loop are retired by the weak-reference finaliser."""
     import gc
