@@ -1,11 +1,13 @@
 /* The model: interning with reference counts, the open window's fold,
- * commit into the ring and eviction, reading kept windows.  commit.c
- * builds a window, ring.c keeps them, stackkey.c lays out stacks.
- * docs/model.md describes the data and the accounting. */
+ * commit into the ring and eviction, reading kept windows.  admit.c
+ * checks a sample against the limits, commit.c builds a window, ring.c keeps
+ * them, stackkey.c lays out stacks. docs/model.md describes the data and the
+ * accounting. */
 #include "model/model.h"
 
 #include <string.h>
 
+#include "model/admit.h"
 #include "model/alloc.h"
 #include "model/hash.h"
 #include "model/commit.h"
@@ -269,57 +271,6 @@ static enum status put_str(struct intern *t, struct strview v, size_t cap,
 	return intern_put(t, v.ptr, v.len, NULL, 0, cap, id, &created);
 }
 
-static bool view_ok(struct strview v)
-{
-	return v.ptr != NULL || v.len == 0;
-}
-
-/* Whether a stack of depth frames, of which its producer already left
- * dropped out, is marked [truncated N frames]: it is deeper than the cap,
- * or the producer cut it. */
-static bool cut(const struct model *m, size_t depth, size_t dropped)
-{
-	return depth > m->lim.max_depth || (dropped && depth);
-}
-
-/* The frames of a cut stack that are kept, nearest the leaf (the marker
- * takes the last slot). */
-static size_t kept(const struct model *m, size_t depth)
-{
-	return size_min(depth, m->lim.max_depth - 1);
-}
-
-/* Checks the sample's views; counts the strings past max_name that are
- * kept (the frames beyond the depth cap are not). */
-static bool scan_frames(const struct model *m, const struct strview *f,
-                        size_t depth, size_t dropped, uint64_t *clipped)
-{
-	size_t max = m->lim.max_name, from = 0;
-
-	if (depth && !f)
-		return false;
-	if (cut(m, depth, dropped))
-		from = depth - kept(m, depth);
-	for (size_t i = 0; i < depth; i++) {
-		if (!view_ok(f[i]))
-			return false;
-		if (i >= from && f[i].len > max)
-			(*clipped)++;
-	}
-	return true;
-}
-
-static bool scan(const struct model *m, const struct sample *s,
-                 uint64_t *clipped)
-{
-	if (!view_ok(s->task))
-		return false;
-	*clipped = s->task.len > m->lim.max_name;
-	return scan_frames(m, s->frames, s->depth, s->dropped, clipped) &&
-	       scan_frames(m, s->parked, s->parked_depth, s->parked_dropped,
-	                   clipped);
-}
-
 /* ---- finding a stack ---------------------------------------------------
  * A sample's stack is hashed and compared from its frames as given, in one
  * pass and without building its key text; only a new stack gets its text,
@@ -335,16 +286,17 @@ static enum status sample_frames(struct model *m, const struct strview *f,
                                  uint64_t *hash, size_t *len)
 {
 	size_t skip = 0, k = 0;
-	size_t n = depth == 0               ? 1
-	           : cut(m, depth, dropped) ? kept(m, depth) + 1
-	                                    : depth;
+	size_t n = depth == 0 ? 1
+	           : admit_cut(&m->lim, depth, dropped)
+	               ? admit_kept(&m->lim, depth) + 1
+	               : depth;
 
 	if (mem_grow(&m->views, &m->views_cap, n, sizeof(*m->views)))
 		return STATUS_NOMEM;
 	if (depth == 0) {
 		m->views[k++] = reserved_name(none);
-	} else if (cut(m, depth, dropped)) {
-		skip = depth - kept(m, depth);
+	} else if (admit_cut(&m->lim, depth, dropped)) {
+		skip = depth - admit_kept(&m->lim, depth);
 		m->views[k++] = sv_n(
 		    m->mark, reserved_truncated(m->mark, sizeof(m->mark),
 		                                size_add_sat(skip, dropped)));
@@ -561,7 +513,7 @@ enum status model_add(struct model *m, const struct sample *s)
 	bool other = false;
 	enum status st;
 
-	if (!m || !s || !m->open || !scan(m, s, &clipped))
+	if (!m || !s || !m->open || !admit_scan(&m->lim, s, &clipped))
 		return STATUS_INVAL;
 	if (metrics_zero(&s->m)) {
 		m->cur.zero++;
@@ -614,8 +566,9 @@ enum status model_add(struct model *m, const struct sample *s)
 		goto undo;
 	m->cur.samples++;
 	m->cur.other += other;
-	m->cur.truncated += cut(m, s->depth, s->dropped) +
-	                    cut(m, s->parked_depth, s->parked_dropped);
+	m->cur.truncated +=
+	    admit_cut(&m->lim, s->depth, s->dropped) +
+	    admit_cut(&m->lim, s->parked_depth, s->parked_dropped);
 	m->cur.clipped += clipped;
 	return other ? STATUS_LIMIT : STATUS_OK;
 undo:

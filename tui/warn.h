@@ -1,5 +1,5 @@
-/* Warnings: rules (tokio-console's lints, and more) evaluated on the rows
- * of a window, one table of rules (X-macro) that the marker column, the
+/* Warnings: rules (a task console's usual lints, and more) evaluated on the
+ * rows of a window, one table of rules (X-macro) that the marker column, the
  * header's count and the W list all read.  Pure: numbers in, warnings
  * out; no curses, no formatting of rows. */
 #ifndef ASYNCTOP_TUI_WARN_H
