@@ -195,7 +195,7 @@ $(O)/tests/%.o: tests/%.c $(O)/.flags | $(PROTO_GEN) $(TOKIO_GEN)
 $(O)/tests/check_main.o: $(O)/tests/suites.inc
 
 # protobuf-c's messages hold `char *` for strings the builder only reads.
-$(O)/tests/tokio_build.o: CFLAGS_ALL += -Wno-cast-qual
+$(O)/tests/tokio_sim_build.o: CFLAGS_ALL += -Wno-cast-qual
 $(O)/tests/tokio_sim.o: CFLAGS_ALL += $(call pc_cflags,grpc)
 
 # The console-api simulator as a program (demo-tokio, trying asynctop).
@@ -205,7 +205,7 @@ $(O)/tests/tokio_sim/main.o: tests/tokio_sim/main.c $(O)/.flags | $(TOKIO_GEN)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
-$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(O)/tests/tokio_sim.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(O)/tests/tokio_sim.o $(O)/tests/tokio_sim_build.o $(TOKIO_GEN:.c=.o)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TOKIO_PKGS))
 
@@ -364,9 +364,9 @@ $(O)/fuzz/%: $(O)/tests/fuzz/fuzz_%.o $(LIBENCODE) $(LIBMODEL)
 	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(filter %.a,$^) \
 		$(call pc_libs,$(ENCODE_PKGS) $(FUZZ_PKGS))
 
-# The tokio target's seeds are Updates packed by tests/tokio_build.c.
+# The tokio target's seeds are Updates packed by tests/tokio_sim_build.c.
 TOKIO_SEEDS := $(O)/tests/fuzz/tokio-seeds
-$(TOKIO_SEEDS): $(O)/tests/fuzz/tokio_seeds.o $(O)/tests/tokio_build.o $(TOKIO_GEN:.c=.o)
+$(TOKIO_SEEDS): $(O)/tests/fuzz/tokio_seeds.o $(O)/tests/tokio_sim_build.o $(TOKIO_GEN:.c=.o)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
 
@@ -403,7 +403,7 @@ $(BENCHMODEL): $(O)/tests/bench_model.o $(O)/tests/bench_workload.o $(LIBMODEL)
 
 # The tokio adapter's ingest and memory (its state only: no gRPC needed).
 BENCHTOKIO := $(O)/tests/bench_tokio
-$(BENCHTOKIO): $(O)/tests/bench_tokio.o $(O)/tests/bench_workload.o $(O)/tests/tokio_build.o \
+$(BENCHTOKIO): $(O)/tests/bench_tokio.o $(O)/tests/bench_workload.o $(O)/tests/tokio_sim_build.o \
 		$(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)

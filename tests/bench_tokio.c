@@ -10,7 +10,7 @@
 #include "adapters/tokio/instrument.pb-c.h"
 #include "adapters/tokio_int.h"
 #include "tests/bench_workload.h"
-#include "tests/tokio_build.h"
+#include "tests/tokio_sim_build.h"
 
 enum { NTASKS = 100000, MAXRUNS = 32 };
 

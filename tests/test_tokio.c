@@ -8,7 +8,7 @@
 
 #include "adapters/tokio/instrument.pb-c.h"
 #include "adapters/tokio_int.h"
-#include "tests/tokio_build.h"
+#include "tests/tokio_sim_build.h"
 #include "tests/util.h"
 
 #define S ((int64_t)1000000000)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/tokio_build.h"
+#include "tests/tokio_sim_build.h"
 
 #define WATCH     "/rs.tokio.console.instrument.Instrument/WatchUpdates"
 #define MAX_CALLS 8

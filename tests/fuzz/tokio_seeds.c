@@ -1,12 +1,12 @@
 /* Writes the tokio target's seeds into the directory named by argv[1]:
- * Updates packed by tests/tokio_build.c, framed as fuzz_tokio.c reads
+ * Updates packed by tests/tokio_sim_build.c, framed as fuzz_tokio.c reads
  * them, so that the fuzzer starts from streams the decoder accepts.
  * `make fuzz-seeds-tokio` runs it; the output is deterministic. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/tokio_build.h"
+#include "tests/tokio_sim_build.h"
 
 #define NS  1000000000LL
 #define T0  (1700000000LL * NS)

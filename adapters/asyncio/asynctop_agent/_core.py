@@ -22,6 +22,8 @@ import time
 import types
 import weakref
 
+from ._names import line_of as _line_of, module_name as _module_name
+
 _now = time.monotonic_ns
 _partial = functools.partial
 
@@ -182,30 +184,7 @@ class State:
         return v
 
 
-def _line_of(code, lasti):
-    """Source line of the instruction at byte offset lasti (0 when unknown)."""
-    line = 0
-    for start, end, ln in code.co_lines():
-        if start <= lasti < end:
-            return ln or 0
-        if ln is not None and start <= lasti:
-            line = ln
-    return line or code.co_firstlineno
-
-
 S = State()
-
-
-def _module_name(f):
-    g = f.f_globals
-    name = g.get("__name__") or "?"
-    if name == "__main__":
-        spec = g.get("__spec__")
-        if spec is not None and getattr(spec, "name", None):
-            name = spec.name
-        else:
-            name = os.path.splitext(os.path.basename(f.f_code.co_filename))[0] or name
-    return name
 
 
 def _is_skipped(code):

@@ -1,8 +1,6 @@
-"""The endpoint: a Unix socket in a private directory, served by one daemon thread.
-
-Implements docs/asyncio-protocol.md (version 3).  Replies are built in short chunks; the socket
-send between chunks releases the interpreter so the application keeps running during a read.
-"""
+"""The endpoint: a Unix socket in a private directory, served by one daemon thread; implements
+docs/asyncio-protocol.md (version 3).  Replies are built in short chunks; the socket send between
+chunks releases the interpreter so the application keeps running during a read."""
 
 import os
 import selectors

@@ -1,5 +1,5 @@
-/* Packs console-api Updates from plain descriptions (tokio_build.h). */
-#include "tests/tokio_build.h"
+/* Packs console-api Updates from plain descriptions (tokio_sim_build.h). */
+#include "tests/tokio_sim_build.h"
 
 #include <stdlib.h>
 #include <string.h>

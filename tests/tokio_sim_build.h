@@ -1,7 +1,7 @@
 /* Builds console-api Updates for the tokio tests, the simulator and the
  * bench: plain descriptions in, packed protobuf bytes out. */
-#ifndef ASYNCTOP_TESTS_TOKIO_BUILD_H
-#define ASYNCTOP_TESTS_TOKIO_BUILD_H
+#ifndef ASYNCTOP_TESTS_TOKIO_SIM_BUILD_H
+#define ASYNCTOP_TESTS_TOKIO_SIM_BUILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
