@@ -102,20 +102,23 @@ int asynctop_window_add(struct asynctop_window *w,
                         const struct asynctop_sample *s)
 {
 	struct sample out;
+	const struct asynctop_str *parked;
 	size_t pdepth;
 
 	if (!s) {
 		collect_dropped(w->c, 1);
 		return -1;
 	}
-	/* an ABI 1 sample ends at tasks: nothing past it is read */
+	/* an ABI 1 sample ends at tasks: nothing past it is read, not even
+	 * as an argument that goes unused */
 	pdepth = w->abi >= 2 ? s->parked_depth : 0;
+	parked = w->abi >= 2 ? s->parked : NULL;
 	if ((s->depth && !s->frames) || (s->task.len && !s->task.ptr) ||
-	    (pdepth && !s->parked) || s->depth > SIZE_MAX / 2 - pdepth ||
+	    (pdepth && !parked) || s->depth > SIZE_MAX / 2 - pdepth ||
 	    mem_grow(&w->frames, &w->cap, s->depth + pdepth,
 	             sizeof(*w->frames)) ||
 	    !views(w->frames, s->frames, s->depth) ||
-	    !views(w->frames + s->depth, s->parked, pdepth)) {
+	    !views(w->frames + s->depth, parked, pdepth)) {
 		collect_dropped(w->c, 1);
 		return -1;
 	}
