@@ -504,6 +504,73 @@ static enum status count_meta(void *ctx, const struct window_meta *m)
 	return STATUS_OK;
 }
 
+/* One saved profile of a replay directory: its rows and its start. */
+struct pfile {
+	const struct prow *rows;
+	size_t n;
+	int64_t start;
+};
+
+/* The real viewer in tmux (100x30) replaying files written into
+ * DIR/data, saving into DIR/saves. */
+struct replay_run {
+	char dir[512], data[640], saves[640];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+};
+
+/* Writes the n files into r->data and starts the viewer on them, with the
+ * `env` words env (may be "") before its own settings.  False, the test
+ * skipped as name, without the binary or tmux. */
+static bool replay_run_start(struct replay_run *r, const char *name,
+                             const struct pfile *files, size_t n,
+                             const char *env)
+{
+	const char *bin = getenv("ASYNCTOP_BIN");
+	char cmd[4096], path[1024];
+
+	if (!bin || !*bin || access(bin, X_OK)) {
+		tu_skip(name, "ASYNCTOP_BIN is not set");
+		return false;
+	}
+	tu_mkdtemp(r->dir, sizeof(r->dir));
+	snprintf(r->data, sizeof(r->data), "%s/data", r->dir);
+	snprintf(r->saves, sizeof(r->saves), "%s/saves", r->dir);
+	ck_assert_int_eq(mkdir(r->data, 0700), 0);
+	ck_assert_int_eq(mkdir(r->saves, 0700), 0);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%zu.pb.gz", r->data, i + 1);
+		write_profile(path, files[i].rows, files[i].n, files[i].start);
+	}
+	tmux_events_open(&r->ev, r->dir);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "exec env %s ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color TZ=UTC '%s' -a replay -e '%s' -d '%s'",
+	    env, r->ev.fifo, bin, r->data, r->saves);
+	buf_init(&r->screen);
+	if (!tmux_start(&r->t, 100, 30, cmd)) {
+		tu_skip(name, "tmux is not installed");
+		buf_fini(&r->screen);
+		tmux_events_close(&r->ev);
+		tu_rmtree(r->saves);
+		tu_rmtree(r->data);
+		tu_rmtree(r->dir);
+		return false;
+	}
+	return true;
+}
+
+static void replay_run_end(struct replay_run *r)
+{
+	tmux_end(&r->t);
+	buf_fini(&r->screen);
+	tmux_events_close(&r->ev);
+	tu_rmtree(r->saves);
+	tu_rmtree(r->data);
+	tu_rmtree(r->dir);
+}
+
 /* A screen_ok: the screen holds the text ctx. */
 static bool shows(const struct buf *screen, const void *ctx)
 {
@@ -517,71 +584,47 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 		                          { "mid", 50, 50, 50 } };
 	static const struct prow w2[] = { { "idler", 800, 2, 2 },
 		                          { "spinner", 20, 700, 400 } };
-	const char *bin = getenv("ASYNCTOP_BIN");
-	char dir[512], data[640], saves[640], cmd[4096], leaf[128], line[1024],
-	    err[256];
-	struct tmux_events ev;
-	struct tmux t;
-	struct buf screen, col;
+	static const struct pfile files[] = { { w1, 3, T0 },
+		                              { w2, 2, T0 + 5 * SEC },
+		                              { w1, 3, T0 + 10 * SEC } };
+	char leaf[128], line[1024], err[256];
+	struct replay_run r;
+	struct buf col;
 	struct counted c;
 	struct sample_sink sink = { count_sample, count_meta, &c };
 
-	if (!bin || !*bin || access(bin, X_OK)) {
-		tu_skip("e2e_tmux_replay", "ASYNCTOP_BIN is not set");
+	if (!replay_run_start(&r, "e2e_tmux_replay", files, ARRAY_SIZE(files),
+	                      ""))
 		return;
-	}
-	tu_mkdtemp(dir, sizeof(dir));
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(saves, sizeof(saves), "%s/saves", dir);
-	ck_assert_int_eq(mkdir(data, 0700), 0);
-	ck_assert_int_eq(mkdir(saves, 0700), 0);
-	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
-	write_profile(line, w1, 3, T0);
-	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
-	write_profile(line, w2, 2, T0 + 5 * SEC);
-	snprintf(line, sizeof(line), "%s/three.pb.gz", data);
-	write_profile(line, w1, 3, T0 + 10 * SEC);
-	tmux_events_open(&ev, dir);
-	snprintf(cmd, sizeof(cmd),
-	         "exec env ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color "
-	         "TZ=UTC '%s' -a replay -e '%s' -d '%s'",
-	         ev.fifo, bin, data, saves);
-	if (!tmux_start(&t, 100, 30, cmd)) {
-		tu_skip("e2e_tmux_replay", "tmux is not installed");
-		tmux_events_close(&ev);
-		tu_rmtree(dir);
-		return;
-	}
-	buf_init(&screen);
-	TMUX_WAIT(&ev, "window 3 committed", WAIT_MS);
-	TMUX_WAIT(&ev, "drawn", WAIT_MS);
-	tmux_capture(&t, &screen);
-	ck_assert_msg(strstr(screen.data, "REPLAY") &&
-	                  strstr(screen.data, "window 3/3"),
-	              "%s", screen.data);
-	first_leaf(&screen, leaf, sizeof(leaf));
+	TMUX_WAIT(&r.ev, "window 3 committed", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	tmux_capture(&r.t, &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "REPLAY") &&
+	                  strstr(r.screen.data, "window 3/3"),
+	              "%s", r.screen.data);
+	first_leaf(&r.screen, leaf, sizeof(leaf));
 	ck_assert_str_eq(leaf, "idler");
 	/* weight by busy: the rows reorder */
-	tmux_keys(&t, "b");
-	TMUX_WAIT(&ev, "action weight-busy", KEY_MS);
-	TMUX_WAIT(&ev, "drawn", KEY_MS);
-	tmux_capture(&t, &screen);
-	first_leaf(&screen, leaf, sizeof(leaf));
+	tmux_keys(&r.t, "b");
+	TMUX_WAIT(&r.ev, "action weight-busy", KEY_MS);
+	TMUX_WAIT(&r.ev, "drawn", KEY_MS);
+	tmux_capture(&r.t, &r.screen);
+	first_leaf(&r.screen, leaf, sizeof(leaf));
 	ck_assert_str_eq(leaf, "spinner");
-	ck_assert_ptr_nonnull(strstr(screen.data, "BUSY\xE2\x96\xBC"));
+	ck_assert_ptr_nonnull(strstr(r.screen.data, "BUSY\xE2\x96\xBC"));
 	/* history: one window back */
-	tmux_keys(&t, "[");
-	TMUX_WAIT(&ev, "action history-back", KEY_MS);
-	TMUX_WAIT(&ev, "drawn", KEY_MS);
-	tmux_capture(&t, &screen);
-	ck_assert_msg(strstr(screen.data, "window 2/3") &&
-	                  strstr(screen.data, "HISTORY"),
-	              "%s", screen.data);
-	ck_assert_ptr_null(strstr(screen.data, " mid"));
+	tmux_keys(&r.t, "[");
+	TMUX_WAIT(&r.ev, "action history-back", KEY_MS);
+	TMUX_WAIT(&r.ev, "drawn", KEY_MS);
+	tmux_capture(&r.t, &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "window 2/3") &&
+	                  strstr(r.screen.data, "HISTORY"),
+	              "%s", r.screen.data);
+	ck_assert_ptr_null(strstr(r.screen.data, " mid"));
 	/* save it: a pprof file pprof_load accepts, of window 2 */
-	tmux_keys(&t, "S");
+	tmux_keys(&r.t, "S");
 	ck_assert(
-	    tmux_events_wait(&ev, "saved *", WAIT_MS, line, sizeof(line)));
+	    tmux_events_wait(&r.ev, "saved *", WAIT_MS, line, sizeof(line)));
 	ck_assert_ptr_nonnull(strstr(line, "/asynctop-replay-"
 	                                   "20231114T221325Z-w2.pb.gz"));
 	memset(&c, 0, sizeof(c));
@@ -591,14 +634,14 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 	ck_assert_uint_eq(c.samples, 2);
 	ck_assert_int_eq(c.time, T0 + 5 * SEC);
 	/* again: never an overwrite, a -2 name */
-	tmux_keys(&t, "S");
+	tmux_keys(&r.t, "S");
 	ck_assert(
-	    tmux_events_wait(&ev, "saved *", WAIT_MS, line, sizeof(line)));
+	    tmux_events_wait(&r.ev, "saved *", WAIT_MS, line, sizeof(line)));
 	ck_assert_ptr_nonnull(strstr(line, "-w2-2.pb.gz"));
 	/* collapsed stacks of the busy weighting */
-	tmux_keys(&t, "C");
+	tmux_keys(&r.t, "C");
 	ck_assert(
-	    tmux_events_wait(&ev, "saved *", WAIT_MS, line, sizeof(line)));
+	    tmux_events_wait(&r.ev, "saved *", WAIT_MS, line, sizeof(line)));
 	ck_assert_ptr_nonnull(strstr(line, "-w2-busy.collapsedstack.txt"));
 	buf_init(&col);
 	ck_assert_int_eq(tu_read_file(line + 6, &col), STATUS_OK);
@@ -607,16 +650,11 @@ START_TEST(e2e_tmux_replay_weighting_history_save)
 	buf_fini(&col);
 	/* the status line shows it once tmux has read the next frame */
 	ck_assert_msg(
-	    tmux_screen_until(&t, &ev, &screen, shows, "saved ", WAIT_MS), "%s",
-	    screen.data);
-	tmux_keys(&t, "q");
-	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
-	tmux_end(&t);
-	buf_fini(&screen);
-	tmux_events_close(&ev);
-	tu_rmtree(saves);
-	tu_rmtree(data);
-	tu_rmtree(dir);
+	    tmux_screen_until(&r.t, &r.ev, &r.screen, shows, "saved ", WAIT_MS),
+	    "%s", r.screen.data);
+	tmux_keys(&r.t, "q");
+	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
+	replay_run_end(&r);
 }
 END_TEST
 
@@ -650,60 +688,35 @@ START_TEST(e2e_tmux_c_locale_ascii_glyphs)
 	static const char *const main_q[] = { "? Help", NULL };
 	static const char *const help_q[] = { "?, F1", "? or Esc", "? Help",
 		                              NULL };
-	const char *bin = getenv("ASYNCTOP_BIN");
-	char dir[512], data[640], cmd[4096], line[1024];
-	struct tmux_events ev;
-	struct tmux t;
-	struct buf screen;
+	static const struct pfile files[] = { { w1, 2, T0 },
+		                              { w1, 2, T0 + 5 * SEC } };
+	struct replay_run r;
 
-	if (!bin || !*bin || access(bin, X_OK)) {
-		tu_skip("e2e_tmux_c_locale", "ASYNCTOP_BIN is not set");
+	if (!replay_run_start(&r, "e2e_tmux_c_locale", files, ARRAY_SIZE(files),
+	                      "-u LANGUAGE LC_ALL=C LANG=C"))
 		return;
-	}
-	tu_mkdtemp(dir, sizeof(dir));
-	snprintf(data, sizeof(data), "%s/data", dir);
-	ck_assert_int_eq(mkdir(data, 0700), 0);
-	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
-	write_profile(line, w1, 2, T0);
-	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
-	write_profile(line, w1, 2, T0 + 5 * SEC);
-	tmux_events_open(&ev, dir);
-	snprintf(cmd, sizeof(cmd),
-	         "exec env -u LANGUAGE LC_ALL=C LANG=C "
-	         "ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color TZ=UTC "
-	         "'%s' -a replay -e '%s' -d '%s'",
-	         ev.fifo, bin, data, dir);
-	if (!tmux_start(&t, 100, 30, cmd)) {
-		tu_skip("e2e_tmux_c_locale", "tmux is not installed");
-		tmux_events_close(&ev);
-		tu_rmtree(dir);
-		return;
-	}
-	buf_init(&screen);
-	TMUX_WAIT(&ev, "window 2 committed", WAIT_MS);
-	TMUX_WAIT(&ev, "drawn", WAIT_MS);
-	tmux_capture(&t, &screen);
-	ck_assert_msg(
-	    strstr(screen.data, " - REPLAY") && strstr(screen.data, "IDLEv") &&
-	        strstr(screen.data, "STACK (leaf < root)") &&
-	        strstr(screen.data, "###") && strstr(screen.data, "<> Cycle"),
-	    "%s", screen.data);
-	assert_ascii_screen(&screen, main_q);
-	tmux_keys(&t, "?");
-	TMUX_WAIT(&ev, "action help", WAIT_MS);
-	TMUX_WAIT(&ev, "drawn", WAIT_MS);
-	tmux_capture(&t, &screen);
-	ck_assert_msg(strstr(screen.data, "Right, >") &&
-	                  strstr(screen.data, "Up, k") &&
-	                  strstr(screen.data, "(more: Down or PgDn"),
-	              "%s", screen.data);
-	assert_ascii_screen(&screen, help_q);
-	tmux_keys(&t, "q");
-	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
-	tmux_end(&t);
-	buf_fini(&screen);
-	tmux_events_close(&ev);
-	tu_rmtree(dir);
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	tmux_capture(&r.t, &r.screen);
+	ck_assert_msg(strstr(r.screen.data, " - REPLAY") &&
+	                  strstr(r.screen.data, "IDLEv") &&
+	                  strstr(r.screen.data, "STACK (leaf < root)") &&
+	                  strstr(r.screen.data, "###") &&
+	                  strstr(r.screen.data, "<> Cycle"),
+	              "%s", r.screen.data);
+	assert_ascii_screen(&r.screen, main_q);
+	tmux_keys(&r.t, "?");
+	TMUX_WAIT(&r.ev, "action help", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	tmux_capture(&r.t, &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "Right, >") &&
+	                  strstr(r.screen.data, "Up, k") &&
+	                  strstr(r.screen.data, "(more: Down or PgDn"),
+	              "%s", r.screen.data);
+	assert_ascii_screen(&r.screen, help_q);
+	tmux_keys(&r.t, "q");
+	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
+	replay_run_end(&r);
 }
 END_TEST
 
@@ -728,64 +741,39 @@ START_TEST(e2e_tmux_views_and_htop_keys)
 {
 	static const struct prow w1[] = { { "idler", 900, 1, 1 },
 		                          { "spinner", 10, 800, 500 } };
-	const char *bin = getenv("ASYNCTOP_BIN");
-	char dir[512], data[640], cmd[4096], line[1024];
-	struct tmux_events ev;
-	struct tmux t;
-	struct buf screen;
+	static const struct pfile files[] = { { w1, 1, T0 },
+		                              { w1, 2, T0 + 5 * SEC } };
+	struct replay_run r;
 
-	if (!bin || !*bin || access(bin, X_OK)) {
-		tu_skip("e2e_tmux_views", "ASYNCTOP_BIN is not set");
+	if (!replay_run_start(&r, "e2e_tmux_views", files, ARRAY_SIZE(files),
+	                      ""))
 		return;
-	}
-	tu_mkdtemp(dir, sizeof(dir));
-	snprintf(data, sizeof(data), "%s/data", dir);
-	ck_assert_int_eq(mkdir(data, 0700), 0);
-	snprintf(line, sizeof(line), "%s/one.pb.gz", data);
-	write_profile(line, w1, 1, T0);
-	snprintf(line, sizeof(line), "%s/two.pb.gz", data);
-	write_profile(line, w1, 2, T0 + 5 * SEC);
-	tmux_events_open(&ev, dir);
-	snprintf(cmd, sizeof(cmd),
-	         "exec env ASYNCTOP_TEST_EVENTS='%s' TERM=xterm-256color "
-	         "TZ=UTC '%s' -a replay -e '%s' -d '%s'",
-	         ev.fifo, bin, data, dir);
-	if (!tmux_start(&t, 100, 30, cmd)) {
-		tu_skip("e2e_tmux_views", "tmux is not installed");
-		tmux_events_close(&ev);
-		tu_rmtree(dir);
-		return;
-	}
-	buf_init(&screen);
-	TMUX_WAIT(&ev, "window 2 committed", WAIT_MS);
-	TMUX_WAIT(&ev, "drawn", WAIT_MS);
-	key_then_screen(&t, &ev, "\x1bOR", "filter", &screen);
-	ck_assert_msg(strstr(screen.data, "filter: _"), "%s", screen.data);
-	tmux_bytes(&t, "\x1b", 1);
-	TMUX_WAIT(&ev, "drawn", WAIT_MS);
-	key_then_screen(&t, &ev, "\r", "detail", &screen);
-	ck_assert_msg(strstr(screen.data, "DETAIL") &&
-	                  strstr(screen.data, "Spawn stack, root first"),
-	              "%s", screen.data);
-	key_then_screen(&t, &ev, "=", "compare", &screen);
-	ck_assert_msg(strstr(screen.data, "COMPARE") &&
-	                  strstr(screen.data, "new   spinner"),
-	              "%s", screen.data);
-	key_then_screen(&t, &ev, "t", "tree", &screen);
-	ck_assert_msg(strstr(screen.data, "TREE") &&
-	                  strstr(screen.data, "app:main"),
-	              "%s", screen.data);
-	key_then_screen(&t, &ev, "f", "flame", &screen);
-	ck_assert_msg(strstr(screen.data, "FLAME") &&
-	                  strstr(screen.data, "all"),
-	              "%s", screen.data);
-	tmux_bytes(&t, "\x1b[21~", 5);
-	TMUX_WAIT(&ev, "action quit", WAIT_MS);
-	TMUX_WAIT(&ev, "exit 0", WAIT_MS);
-	tmux_end(&t);
-	buf_fini(&screen);
-	tmux_events_close(&ev);
-	tu_rmtree(dir);
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	key_then_screen(&r.t, &r.ev, "\x1bOR", "filter", &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "filter: _"), "%s", r.screen.data);
+	tmux_bytes(&r.t, "\x1b", 1);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	key_then_screen(&r.t, &r.ev, "\r", "detail", &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "DETAIL") &&
+	                  strstr(r.screen.data, "Spawn stack, root first"),
+	              "%s", r.screen.data);
+	key_then_screen(&r.t, &r.ev, "=", "compare", &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "COMPARE") &&
+	                  strstr(r.screen.data, "new   spinner"),
+	              "%s", r.screen.data);
+	key_then_screen(&r.t, &r.ev, "t", "tree", &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "TREE") &&
+	                  strstr(r.screen.data, "app:main"),
+	              "%s", r.screen.data);
+	key_then_screen(&r.t, &r.ev, "f", "flame", &r.screen);
+	ck_assert_msg(strstr(r.screen.data, "FLAME") &&
+	                  strstr(r.screen.data, "all"),
+	              "%s", r.screen.data);
+	tmux_bytes(&r.t, "\x1b[21~", 5);
+	TMUX_WAIT(&r.ev, "action quit", WAIT_MS);
+	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
+	replay_run_end(&r);
 }
 END_TEST
 
