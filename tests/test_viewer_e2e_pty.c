@@ -86,6 +86,14 @@ struct pty_run {
 	struct tmux_events ev;
 };
 
+/* How pty_start runs the viewer, or'ed. */
+enum {
+	PTY_PLAIN = 0,
+	PTY_HANG = 1,       /* the producer's second window hangs */
+	PTY_NO_COLOR = 2,   /* NO_COLOR=1 */
+	PTY_STDERR_TTY = 4, /* stderr is the terminal, and each window logs */
+};
+
 static void pty_start(struct pty_run *r, int mode)
 {
 	char errp[640];
@@ -117,23 +125,32 @@ static void pty_start(struct pty_run *r, int mode)
 		fd = open("/dev/null", O_RDWR);
 		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
 			_exit(126);
-		/* stderr: a file, or (mode 4) the terminal itself */
-		fd = mode & 4 ? tty
-		              : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		/* stderr: a file, or the terminal itself */
+		fd = mode & PTY_STDERR_TTY
+		         ? tty
+		         : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(127);
 		close(tty);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("ASYNCTOP_TEST_EVENTS", r->ev.fifo, 1);
-		if (mode & 2)
+		if (mode & PTY_NO_COLOR)
 			setenv("NO_COLOR", "1", 1);
 		else
 			unsetenv("NO_COLOR");
-		hang_mode = mode & 1;
-		stderr_mode = (mode & 4) != 0;
+		hang_mode = (mode & PTY_HANG) != 0;
+		stderr_mode = (mode & PTY_STDERR_TTY) != 0;
 		alarm(CHILD_LIMIT);
 		_exit(asynctop_main(5, argv, &hang, 1));
 	}
+}
+
+/* pty_start, then waits for the first window to be committed and drawn. */
+static void pty_start_drawn(struct pty_run *r, int mode)
+{
+	pty_start(r, mode);
+	TMUX_WAIT(&r->ev, "window 1 committed", WAIT_MS);
+	TMUX_WAIT(&r->ev, "drawn", WAIT_MS);
 }
 
 /* Waits for the child to end, draining the terminal meanwhile. */
@@ -172,9 +189,7 @@ START_TEST(e2e_keys_answer_while_source_hangs)
 	uint64_t t;
 	int status;
 
-	pty_start(&r, 1);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_HANG);
 	/* the second window hangs: the watchdog reports it */
 	TMUX_WAIT(&r.ev, "error the hangs source at sim://hang timed out*",
 	          WAIT_MS);
@@ -203,9 +218,7 @@ static void signal_case(int sig)
 	char want[32];
 	int status;
 
-	pty_start(&r, 0);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_PLAIN);
 	ck_assert_int_eq(kill(r.pid, sig), 0);
 	snprintf(want, sizeof(want), "exit %d", 128 + sig);
 	TMUX_WAIT(&r.ev, want, WAIT_MS);
@@ -238,9 +251,7 @@ START_TEST(e2e_stderr_captured_under_the_screen)
 	const char *out, *leave, *at;
 	int status;
 
-	pty_start(&r, 4);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_STDERR_TTY);
 	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
 	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
 	status = pty_wait(&r);
@@ -264,7 +275,7 @@ START_TEST(e2e_ctrl_c_quits)
 	struct pty_run r;
 	int status;
 
-	pty_start(&r, 0);
+	pty_start(&r, PTY_PLAIN);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
 	ck_assert_int_eq(write(r.pty.master, "\003", 1), 1);
 	TMUX_WAIT(&r.ev, "action quit", KEY_MS);
@@ -324,9 +335,7 @@ START_TEST(e2e_no_color_and_resize)
 	size_t mark;
 
 	/* colours by default */
-	pty_start(&r, 0);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_PLAIN);
 	ck_assert(has_sgr(buf_cstr(&r.ev.out), is_colour));
 	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
 	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
@@ -335,9 +344,7 @@ START_TEST(e2e_no_color_and_resize)
 
 	/* NO_COLOR: bold and reverse only; a resize redraws, too small
 	 * says so, and back */
-	pty_start(&r, 2);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_NO_COLOR);
 	mark = r.ev.out.len;
 	ck_assert_int_eq(ioctl(r.pty.master, TIOCSWINSZ, &small), 0);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
@@ -375,9 +382,7 @@ static void crash_case(int sig)
 	struct pty_run r;
 	int status;
 
-	pty_start(&r, 0);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_PLAIN);
 	ck_assert_int_eq(kill(r.pid, sig), 0);
 	status = pty_wait(&r);
 	/* killed by the signal re-raised; under ASan, its report's exit */
@@ -405,9 +410,7 @@ START_TEST(e2e_sigstop_then_cont_raw_again)
 	struct pty_run r;
 	int status;
 
-	pty_start(&r, 0);
-	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	pty_start_drawn(&r, PTY_PLAIN);
 	ck_assert_int_eq(kill(r.pid, SIGSTOP), 0);
 	ck_assert_int_eq(waitpid(r.pid, &status, WUNTRACED), r.pid);
 	ck_assert(WIFSTOPPED(status));
