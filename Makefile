@@ -205,7 +205,9 @@ $(O)/tests/tokio_sim/main.o: tests/tokio_sim/main.c $(O)/.flags | $(TOKIO_GEN)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
-$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(O)/tests/tokio_sim.o $(O)/tests/tokio_sim_build.o $(TOKIO_GEN:.c=.o)
+# The simulator's library: the server (tokio_sim.c) and what it sends.
+TOKIO_SIM_OBJ := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard tests/tokio_sim*.c)))
+$(TOKIO_SIM): $(O)/tests/tokio_sim/main.o $(TOKIO_SIM_OBJ) $(TOKIO_GEN:.c=.o)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(TOKIO_PKGS))
 

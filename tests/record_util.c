@@ -244,6 +244,19 @@ bool rt_wait_event(int fd, struct buf *seen, const char *want)
 	}
 }
 
+void rt_events_open(struct rt_events *e, const struct rt_run *r)
+{
+	e->fd = rt_events_fifo(r, e->fifo, sizeof(e->fifo));
+	buf_init(&e->seen);
+}
+
+void rt_events_close(struct rt_events *e)
+{
+	close(e->fd);
+	unlink(e->fifo);
+	buf_fini(&e->seen);
+}
+
 void rt_make_saved(struct rt_run *r, const char *name)
 {
 	const char *argv[] = {
@@ -251,5 +264,5 @@ void rt_make_saved(struct rt_run *r, const char *name)
 	};
 
 	rt_run_main(r, argv, TOY_DATA);
-	ck_assert_msg(r->p.code == 0, "exit %d: %s", r->p.code, r->p.err.data);
+	ASSERT_EXIT(r, 0);
 }

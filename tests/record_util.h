@@ -62,6 +62,23 @@ int rt_events_fifo(const struct rt_run *r, char *fifo, size_t size);
  * at EOF or after CHILD_LIMIT_S without news. */
 bool rt_wait_event(int fd, struct buf *seen, const char *want);
 
+/* A child's test event channel: its FIFO, read end, and what was read. */
+struct rt_events {
+	char fifo[640]; /* give it as the events of rt_start_* */
+	int fd;
+	struct buf seen;
+};
+
+/* rt_events_fifo in r's directory into e, with nothing seen yet. */
+void rt_events_open(struct rt_events *e, const struct rt_run *r);
+/* Closes and removes the FIFO; frees what was seen. */
+void rt_events_close(struct rt_events *e);
+
+/* The child ended with exit status want; else fails showing its stderr. */
+#define ASSERT_EXIT(r, want)                                        \
+	ck_assert_msg((r)->p.code == (want), "exit %d, not %d: %s", \
+	              (r)->p.code, (want), (r)->p.err.data)
+
 #define ASSERT_ERR_HAS(r, s)                                \
 	ck_assert_msg(strstr((r)->p.err.data, (s)) != NULL, \
 	              "stderr lacks \"%s\":\n%s", (s), (r)->p.err.data)

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "adapters/asynctop.h"
 #include "encode/out.h"
@@ -94,7 +93,7 @@ START_TEST(record_numbered_windows)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_DATA);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_EXIT(&r, 0);
 	ck_assert_str_eq(buf_cstr(&r.p.err), "");
 	ck_assert(rt_exists(&r, "out-0001.pb.gz"));
 	ck_assert(rt_exists(&r, "out-0002.pb.gz"));
@@ -126,7 +125,7 @@ START_TEST(record_empty_window_skips_number)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_EMPTY_2ND);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_EXIT(&r, 0);
 	ck_assert(rt_exists(&r, "w-0001.pb.gz"));
 	ck_assert(!rt_exists(&r, "w-0002.pb.gz"));
 	ck_assert(rt_exists(&r, "w-0003.pb.gz"));
@@ -149,7 +148,7 @@ START_TEST(record_exit_4_no_data)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_EMPTY);
-	ck_assert_int_eq(r.p.code, 4);
+	ASSERT_EXIT(&r, 4);
 	ck_assert(!rt_exists(&r, "e-0001.pb.gz"));
 	ck_assert(!rt_exists(&r, "e-0002.pb.gz"));
 	ASSERT_ERR_HAS(&r, "the toy source produced no task data over 0.");
@@ -170,7 +169,7 @@ START_TEST(record_exit_3_unreachable)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_UNREACHABLE);
-	ck_assert_int_eq(r.p.code, 3);
+	ASSERT_EXIT(&r, 3);
 	ASSERT_ERR_HAS(&r, "toytop: the toy source is not reachable at "
 	                   "sim://far: connection refused\n"
 	                   "is the toy runtime running?\n");
@@ -188,7 +187,7 @@ START_TEST(record_explanation_sanitised)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_HOSTILE);
-	ck_assert_int_eq(r.p.code, 3);
+	ASSERT_EXIT(&r, 3);
 	ck_assert_msg(!memchr(r.p.err.data, 0x1b, r.p.err.len) &&
 	                  !memchr(r.p.err.data, 0x07, r.p.err.len) &&
 	                  !memchr(r.p.err.data, '\r', r.p.err.len) &&
@@ -234,8 +233,7 @@ START_TEST(record_unwritable_output_found_first)
 		rt_start_main(&r, named, TOY_UNREACHABLE, NULL);
 		out_file_set_faults(NULL);
 		tu_run_wait(&r.p);
-		ck_assert_msg(r.p.code == 1, "exit %d: %s", r.p.code,
-		              r.p.err.data);
+		ASSERT_EXIT(&r, 1);
 		ASSERT_ERR_HAS(&r, "u-0001.pb.gz: cannot create a file in");
 		ASSERT_ERR_HAS(&r, strerror(errs[i]));
 		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
@@ -255,7 +253,7 @@ START_TEST(record_exit_3_hung_before_data)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_HANG_1ST);
-	ck_assert_msg(r.p.code == 3, "exit %d: %s", r.p.code, r.p.err.data);
+	ASSERT_EXIT(&r, 3);
 	ASSERT_ERR_HAS(&r, "the toy source at sim://t timed out");
 	ck_assert(!rt_exists(&r, "h.pb.gz"));
 	rt_fini(&r);
@@ -271,7 +269,7 @@ START_TEST(record_exit_1_lost_after_data)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_LOST_2ND);
-	ck_assert_int_eq(r.p.code, 1);
+	ASSERT_EXIT(&r, 1);
 	ck_assert(rt_exists(&r, "l-0001.pb.gz"));
 	ck_assert(!rt_exists(&r, "l-0002.pb.gz"));
 	ASSERT_ERR_HAS(&r, "the toy source is not reachable at sim://t");
@@ -288,7 +286,7 @@ START_TEST(record_exit_2_two_endpoints)
 
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_DATA);
-	ck_assert_int_eq(r.p.code, 2);
+	ASSERT_EXIT(&r, 2);
 	ck_assert_msg(strstr(r.p.err.data, "toytop record: ") == r.p.err.data,
 	              "%s", r.p.err.data);
 	ck_assert(!rt_exists(&r, "t.pb.gz"));
@@ -303,25 +301,22 @@ START_TEST(record_sigint_saves_complete_windows)
 {
 	const char *argv[] = { "toytop", "record", "-w",      "0.2", "-n",
 		               "0",      "-o",     "s.pb.gz", NULL };
-	struct buf seen;
-	char fifo[640];
+	struct rt_events ev;
 	struct rt_run r;
-	int fd;
 
 	rt_init(&r);
-	fd = rt_events_fifo(&r, fifo, sizeof(fifo));
-	rt_start_main(&r, argv, TOY_DATA, fifo);
-	buf_init(&seen);
-	ck_assert_msg(rt_wait_event(fd, &seen, "window 1 committed"),
-	              "events: %s", buf_cstr(&seen));
+	rt_events_open(&ev, &r);
+	rt_start_main(&r, argv, TOY_DATA, ev.fifo);
+	ck_assert_msg(rt_wait_event(ev.fd, &ev.seen, "window 1 committed"),
+	              "events: %s", buf_cstr(&ev.seen));
 	ck_assert_int_eq(kill(r.p.pid, SIGINT), 0);
-	ck_assert_msg(rt_wait_event(fd, &seen, "exit 130"), "events: %s",
-	              buf_cstr(&seen));
+	ck_assert_msg(rt_wait_event(ev.fd, &ev.seen, "exit 130"), "events: %s",
+	              buf_cstr(&ev.seen));
 	tu_run_wait(&r.p);
-	ck_assert_int_eq(r.p.code, 130);
-	ck_assert_msg(strstr(seen.data, "saved s-0001.pb.gz\n") != NULL, "%s",
-	              seen.data);
-	ck_assert(strstr(seen.data, "signal 2\n") != NULL);
+	ASSERT_EXIT(&r, 130);
+	ck_assert_msg(strstr(ev.seen.data, "saved s-0001.pb.gz\n") != NULL,
+	              "%s", ev.seen.data);
+	ck_assert(strstr(ev.seen.data, "signal 2\n") != NULL);
 	ck_assert(rt_exists(&r, "s-0001.pb.gz"));
 	/* Every saved window is a complete one (no partial comment), and the
 	 * window cut by the signal was not saved. */
@@ -332,7 +327,7 @@ START_TEST(record_sigint_saves_complete_windows)
 		snprintf(name, sizeof(name), "s-%04u.pb.gz", k);
 		if (!rt_exists(&r, name)) {
 			snprintf(name, sizeof(name), "saved s-%04u.pb.gz\n", k);
-			ck_assert(strstr(seen.data, name) == NULL);
+			ck_assert(strstr(ev.seen.data, name) == NULL);
 			break;
 		}
 		load(&r, name, &z);
@@ -340,9 +335,7 @@ START_TEST(record_sigint_saves_complete_windows)
 		ck_assert(strstr(z.comments.data, "partial") == NULL);
 		seen_fini(&z);
 	}
-	close(fd);
-	unlink(fifo);
-	buf_fini(&seen);
+	rt_events_close(&ev);
 	rt_fini(&r);
 }
 END_TEST
@@ -352,29 +345,25 @@ START_TEST(record_second_sigint_abandons_hung_source)
 {
 	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
 		               "0",      "-o",     "h.pb.gz", NULL };
-	struct buf seen;
-	char fifo[640];
+	struct rt_events ev;
 	struct rt_run r;
-	int fd;
 
 	rt_init(&r);
-	fd = rt_events_fifo(&r, fifo, sizeof(fifo));
-	rt_start_main(&r, argv, TOY_HANG_2ND, fifo);
-	buf_init(&seen);
-	ck_assert(rt_wait_event(fd, &seen, "saved h-0001.pb.gz"));
+	rt_events_open(&ev, &r);
+	rt_start_main(&r, argv, TOY_HANG_2ND, ev.fifo);
+	ck_assert(rt_wait_event(ev.fd, &ev.seen, "saved h-0001.pb.gz"));
 	ck_assert_int_eq(kill(r.p.pid, SIGINT), 0);
-	ck_assert(rt_wait_event(fd, &seen, "signal 2"));
+	ck_assert(rt_wait_event(ev.fd, &ev.seen, "signal 2"));
 	ck_assert_int_eq(kill(r.p.pid, SIGINT), 0);
-	ck_assert_msg(rt_wait_event(fd, &seen, "exit 130"), "%s", seen.data);
+	ck_assert_msg(rt_wait_event(ev.fd, &ev.seen, "exit 130"), "%s",
+	              ev.seen.data);
 	tu_run_wait(&r.p);
-	ck_assert_int_eq(r.p.code, 130);
+	ASSERT_EXIT(&r, 130);
 	ASSERT_ERR_HAS(&r, "interrupted again: not waiting for the toy source "
 	                   "to stop");
 	ck_assert(rt_exists(&r, "h-0001.pb.gz"));
 	ck_assert(!rt_exists(&r, "h-0002.pb.gz"));
-	close(fd);
-	unlink(fifo);
-	buf_fini(&seen);
+	rt_events_close(&ev);
 	rt_fini(&r);
 }
 END_TEST
@@ -389,7 +378,7 @@ START_TEST(record_adapters_help_version)
 
 	rt_init(&r);
 	rt_run_main(&r, ad, TOY_DATA);
-	ck_assert_int_eq(r.p.code, 0);
+	ASSERT_EXIT(&r, 0);
 	ck_assert_msg(strstr(r.p.out.data, "ADAPTER") == r.p.out.data, "%s",
 	              r.p.out.data);
 	ck_assert(strstr(r.p.out.data, "\nreplay ") != NULL);
@@ -403,11 +392,11 @@ START_TEST(record_adapters_help_version)
 		const char *help[] = { "asynctop", "record", "--help", NULL };
 
 		rt_run_bin(&r, ver);
-		ck_assert_int_eq(r.p.code, 0);
+		ASSERT_EXIT(&r, 0);
 		ck_assert_str_eq(r.p.out.data,
 		                 "asynctop " ASYNCTOP_VERSION "\n");
 		rt_run_bin(&r, help);
-		ck_assert_int_eq(r.p.code, 0);
+		ASSERT_EXIT(&r, 0);
 		ck_assert(strstr(r.p.out.data, "usage: asynctop record") ==
 		          r.p.out.data);
 		ck_assert(strstr(r.p.out.data, "--force") != NULL);

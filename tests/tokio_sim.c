@@ -1,5 +1,6 @@
-/* The console-api simulator (tokio_sim.h): scenario parsing, the tasks'
- * cycles and their Stats, and a gRPC C core server on its own thread. */
+/* The console-api simulator (tokio_sim.h): a gRPC C core server on its own
+ * thread, serving WatchUpdates with the Updates of tokio_sim_tasks.c on
+ * the scenario's clock, its events (stall, end, junk) included. */
 #include "tests/tokio_sim.h"
 
 #include <grpc/byte_buffer.h>
@@ -14,290 +15,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/tokio_sim_build.h"
+#include "tests/tokio_sim_int.h"
 
 #define WATCH     "/rs.tokio.console.instrument.Instrument/WatchUpdates"
 #define MAX_CALLS 8
-#define MS        ((uint64_t)1000000)
-
-/* ---- scenarios ----------------------------------------------------------- */
-
-static bool duration(const char *s, uint64_t *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-	double mul;
-
-	if (end == s || v < 0)
-		return false;
-	if (strcmp(end, "ns") == 0)
-		mul = 1;
-	else if (strcmp(end, "us") == 0)
-		mul = 1e3;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "s") == 0)
-		mul = 1e9;
-	else
-		return false;
-	*out = (uint64_t)(v * mul + 0.5);
-	return true;
-}
-
-static bool family(char **tok, size_t n, struct sim_family *f, char *err,
-                   size_t errsz)
-{
-	size_t i;
-
-	memset(f, 0, sizeof(*f));
-	if (n < 3) {
-		snprintf(err, errsz, "family NAME COUNT key=value...");
-		return false;
-	}
-	snprintf(f->name, sizeof(f->name), "%s", tok[1]);
-	snprintf(f->kind, sizeof(f->kind), "task");
-	f->count = strtoul(tok[2], NULL, 10);
-	for (i = 3; i < n; i++) {
-		char *v = strchr(tok[i], '=');
-		bool ok = true;
-
-		if (strcmp(tok[i], "named") == 0) {
-			f->named = true;
-			continue;
-		}
-		if (!v) {
-			snprintf(err, errsz, "\"%s\": key=value", tok[i]);
-			return false;
-		}
-		*v++ = '\0';
-		if (strcmp(tok[i], "busy") == 0)
-			ok = duration(v, &f->busy);
-		else if (strcmp(tok[i], "idle") == 0)
-			ok = duration(v, &f->idle);
-		else if (strcmp(tok[i], "sched") == 0)
-			ok = duration(v, &f->sched);
-		else if (strcmp(tok[i], "spawn") == 0)
-			ok = duration(v, &f->spawn);
-		else if (strcmp(tok[i], "stagger") == 0)
-			ok = duration(v, &f->stagger);
-		else if (strcmp(tok[i], "polls") == 0)
-			f->polls = strtoull(v, NULL, 10);
-		else if (strcmp(tok[i], "wakes") == 0)
-			f->wakes = strtoull(v, NULL, 10);
-		else if (strcmp(tok[i], "kind") == 0)
-			snprintf(f->kind, sizeof(f->kind), "%s", v);
-		else if (strcmp(tok[i], "loc") == 0)
-			snprintf(f->loc, sizeof(f->loc), "%s", v);
-		else
-			ok = false;
-		if (!ok) {
-			snprintf(err, errsz, "bad %s=%s", tok[i], v);
-			return false;
-		}
-	}
-	if (f->busy == 0 || f->count == 0) {
-		snprintf(err, errsz, "family %s: COUNT and busy must be > 0",
-		         f->name);
-		return false;
-	}
-	return true;
-}
-
-bool sim_parse(const char *text, struct sim_scenario *sc, char *err,
-               size_t errsz)
-{
-	char line[512];
-	unsigned lineno = 0;
-
-	memset(sc, 0, sizeof(*sc));
-	sc->interval = 100 * MS;
-	while (*text) {
-		size_t len = strcspn(text, "\n");
-		char *tok[16], *save = NULL, *t;
-		size_t n = 0;
-		char why[200] = "";
-		bool ok = true;
-
-		lineno++;
-		snprintf(line, sizeof(line), "%.*s", (int)len, text);
-		text += len + (text[len] == '\n');
-		if ((t = strchr(line, '#')))
-			*t = '\0';
-		for (t = strtok_r(line, " \t", &save); t && n < 16;
-		     t = strtok_r(NULL, " \t", &save))
-			tok[n++] = t;
-		if (n == 0)
-			continue;
-		if (strcmp(tok[0], "interval") == 0 && n == 2) {
-			ok = duration(tok[1], &sc->interval) && sc->interval;
-		} else if (strcmp(tok[0], "family") == 0) {
-			ok = sc->nfam < SIM_MAX_FAMILIES &&
-			     family(tok, n, &sc->fam[sc->nfam], why,
-			            sizeof(why));
-			sc->nfam += ok;
-		} else if (strcmp(tok[0], "reuse") == 0) {
-			sc->reuse = true;
-		} else if (strcmp(tok[0], "old") == 0) {
-			sc->old = true;
-		} else if (strcmp(tok[0], "unimplemented") == 0) {
-			sc->unimplemented = true;
-		} else if ((strcmp(tok[0], "stall") == 0 && n == 3) ||
-		           ((strcmp(tok[0], "end") == 0 ||
-		             strcmp(tok[0], "junk") == 0) &&
-		            n == 2)) {
-			struct sim_event *e = &sc->ev[sc->nev];
-
-			ok = sc->nev < SIM_MAX_EVENTS &&
-			     duration(tok[1], &e->at);
-			e->kind = tok[0][0] == 's'   ? SIM_STALL
-			          : tok[0][0] == 'e' ? SIM_END
-			                             : SIM_JUNK;
-			if (ok && n == 3)
-				ok = duration(tok[2], &e->len);
-			sc->nev += ok;
-		} else {
-			ok = false;
-		}
-		if (!ok) {
-			snprintf(err, errsz, "line %u: %s", lineno,
-			         *why ? why : "not understood");
-			return false;
-		}
-	}
-	return true;
-}
-
-bool sim_load(const char *path, struct sim_scenario *sc, char *err,
-              size_t errsz)
-{
-	FILE *f = fopen(path, "r");
-	char buf[16384];
-	size_t n;
-
-	if (!f) {
-		snprintf(err, errsz, "%s: cannot open", path);
-		return false;
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return sim_parse(buf, sc, err, errsz);
-}
-
-/* ---- the cycle ------------------------------------------------------------
- */
-
-static uint64_t clampu(uint64_t v, uint64_t lo, uint64_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static uint64_t t0_of(const struct sim_family *f, size_t i)
-{
-	return f->spawn + i * f->stagger;
-}
-
-static uint64_t period(const struct sim_family *f)
-{
-	return f->busy + f->idle + f->sched;
-}
-
-/* When the task completes (the end of its last poll), or UINT64_MAX. */
-static uint64_t td_of(const struct sim_family *f, size_t i)
-{
-	return f->polls ? t0_of(f, i) + (f->polls - 1) * period(f) + f->busy
-	                : UINT64_MAX;
-}
-
-/* Cumulative figures at t by integrating the cycle. */
-static void truth_at(const struct sim_family *f, size_t i, uint64_t t,
-                     struct metrics *m)
-{
-	uint64_t t0 = t0_of(f, i), td = td_of(f, i), P = period(f), k, r;
-	uint64_t lived;
-
-	memset(m, 0, sizeof(*m));
-	if (t < t0)
-		return;
-	lived = (t < td ? t : td) - t0;
-	k = lived / P;
-	r = lived % P;
-	if (t >= td) { /* it ends as its last poll does */
-		k = f->polls - 1;
-		r = f->busy;
-	}
-	m->v[METRIC_BUSY] = k * f->busy + (r < f->busy ? r : f->busy);
-	m->v[METRIC_IDLE] =
-	    k * f->idle + clampu(r, f->busy, f->busy + f->idle) - f->busy;
-	m->v[METRIC_SCHED] = k * f->sched + clampu(r, f->busy + f->idle, P) -
-	                     (f->busy + f->idle);
-	m->v[METRIC_POLLS] = k + 1;
-	/* the wake that ends the idle part: at its end, unless the task
-	 * ended there (then r is exactly busy) */
-	m->v[METRIC_WAKES] = (k + (r >= f->busy + f->idle && t < td ? 1 : 0)) *
-	                     (f->wakes ? f->wakes : 1);
-}
-
-void sim_truth(const struct sim_family *f, size_t i, uint64_t a, uint64_t b,
-               struct metrics *m)
-{
-	struct metrics x, y;
-	int j;
-
-	truth_at(f, i, a, &x);
-	truth_at(f, i, b, &y);
-	for (j = 0; j < METRIC_COUNT; j++)
-		m->v[j] = y.v[j] - x.v[j];
-}
-
-/* The Stats console-subscriber would send for the task at t (events, not
- * integrals: completed polls, the latest poll and wake). */
-static void stats_at(const struct sim_family *f, size_t i, uint64_t span,
-                     uint64_t t, bool old, struct tb_stats *s)
-{
-	uint64_t t0 = t0_of(f, i), td = td_of(f, i), P = period(f), k, r;
-	uint64_t at = t < td ? t : td;
-	int64_t base = SIM_EPOCH + (int64_t)t0;
-
-	*s = tb_stats_none(span, base);
-	s->no_sched = old;
-	k = (at - t0) / P;
-	r = (at - t0) % P;
-	if (t >= td) { /* it ends as its last poll does */
-		k = f->polls - 1;
-		r = f->busy;
-	}
-	s->polls = k + 1;
-	s->started = base + (int64_t)(k * P);
-	s->busy = k * f->busy + (r >= f->busy ? f->busy : 0);
-	if (r >= f->busy)
-		s->ended = s->started + (int64_t)f->busy;
-	else if (k > 0)
-		s->ended = s->started - (int64_t)P + (int64_t)f->busy;
-	s->wakes = (k + (r >= f->busy + f->idle && t < td ? 1 : 0)) *
-	           (f->wakes ? f->wakes : 1);
-	if (r >= f->busy + f->idle && t < td)
-		s->last_wake = s->started + (int64_t)(f->busy + f->idle);
-	else if (k > 0)
-		s->last_wake =
-		    s->started - (int64_t)P + (int64_t)(f->busy + f->idle);
-	s->sched = k * f->sched;
-	s->clones = s->wakes + 1;
-	s->drops = s->wakes;
-	if (t >= td) {
-		s->dropped = SIM_EPOCH + (int64_t)td;
-		s->drops = s->clones;
-	}
-}
-
-/* ---- the server -----------------------------------------------------------
- */
-
-struct stask {
-	const struct sim_family *f;
-	size_t i;
-	uint64_t span, id, t0, td;
-};
 
 enum tag_kind {
 	TAG_NEW,
@@ -337,7 +58,7 @@ struct scall {
 
 struct sim {
 	struct sim_scenario sc;
-	struct stask *tasks;
+	struct sim_task *tasks;
 	size_t ntasks;
 	grpc_server *server;
 	grpc_completion_queue *cq;
@@ -370,142 +91,6 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_t0(const void *a, const void *b)
-{
-	const struct stask *x = a, *y = b;
-
-	return (x->t0 > y->t0) - (x->t0 < y->t0);
-}
-
-static bool tasks_build(struct sim *s)
-{
-	size_t n = 0, i, j, k;
-
-	for (i = 0; i < s->sc.nfam; i++)
-		n += s->sc.fam[i].count;
-	s->tasks = calloc(n ? n : 1, sizeof(*s->tasks));
-	if (!s->tasks)
-		return false;
-	for (i = 0; i < s->sc.nfam; i++)
-		for (j = 0; j < s->sc.fam[i].count; j++) {
-			struct stask *t = &s->tasks[s->ntasks++];
-
-			t->f = &s->sc.fam[i];
-			t->i = j;
-			t->t0 = t0_of(t->f, j);
-			t->td = td_of(t->f, j);
-		}
-	qsort(s->tasks, s->ntasks, sizeof(*s->tasks), cmp_t0);
-	for (i = 0; i < s->ntasks; i++) {
-		s->tasks[i].id = i + 1;
-		s->tasks[i].span = (i + 1) * 4096 + 1; /* span-id like */
-		if (!s->sc.reuse)
-			continue;
-		/* the lowest span a completed task freed, else a new one */
-		for (k = 0; k < i; k++) {
-			bool taken = false;
-
-			/* freed in an earlier Update than the spawn's, as
-			 * one stats map cannot hold two tasks of one id */
-			uint64_t I = s->sc.interval;
-			uint64_t told = (s->tasks[k].td + I - 1) / I * I;
-
-			if (s->tasks[k].td == UINT64_MAX ||
-			    told >= s->tasks[i].t0)
-				continue;
-			for (j = 0; j < i; j++)
-				taken |= j != k &&
-				         s->tasks[j].span == s->tasks[k].span &&
-				         (s->tasks[j].td + I - 1) / I * I >=
-				             s->tasks[i].t0;
-			if (!taken) {
-				s->tasks[i].span = s->tasks[k].span;
-				break;
-			}
-		}
-	}
-	return true;
-}
-
-static struct tb_task describe(const struct stask *t, char *loc, size_t size,
-                               uint32_t *line, uint32_t *col)
-{
-	struct tb_task d = {
-		.span = t->span,
-		.kind = t->f->kind,
-		.name = t->f->named ? t->f->name : "",
-		.task_id = t->id,
-	};
-	char *c2;
-
-	snprintf(loc, size, "%s", t->f->loc);
-	c2 = strrchr(loc, ':');
-	if (c2) {
-		char *c1;
-
-		*c2 = '\0';
-		c1 = strrchr(loc, ':');
-		if (c1) {
-			*c1 = '\0';
-			*line = (uint32_t)strtoul(c1 + 1, NULL, 10);
-			*col = (uint32_t)strtoul(c2 + 1, NULL, 10);
-		} else {
-			*line = (uint32_t)strtoul(c2 + 1, NULL, 10);
-		}
-	}
-	if (*loc) {
-		d.file = loc;
-		d.line = *line;
-		d.col = *col;
-	}
-	return d;
-}
-
-/* The Update for a call whose last one was at prev (first: everything). */
-static uint8_t *update(struct sim *s, struct scall *c, size_t *len)
-{
-	struct tb_task *nt = calloc(s->ntasks + 1, sizeof(*nt));
-	struct tb_stats *st = calloc(s->ntasks + 1, sizeof(*st));
-	char(*locs)[128] = calloc(s->ntasks + 1, sizeof(*locs));
-	uint32_t line, col;
-	size_t n = 0, m = 0, i;
-	uint64_t now = s->offset;
-	uint8_t *out = NULL;
-
-	if (!nt || !st || !locs)
-		goto done;
-	for (i = 0; i < s->ntasks; i++) {
-		const struct stask *t = &s->tasks[i];
-		struct tb_stats a, b;
-		bool fresh =
-		    c->first ? t->t0 <= now : t->t0 > c->prev && t->t0 <= now;
-
-		if (t->t0 > now)
-			break; /* sorted by spawn time */
-		line = col = 0;
-		if (fresh) {
-			nt[n] =
-			    describe(t, locs[n], sizeof(locs[n]), &line, &col);
-			n++;
-		}
-		if (!fresh && t->td < c->prev)
-			continue; /* completed and reported */
-		stats_at(t->f, t->i, t->span, now, s->sc.old, &b);
-		if (!fresh) {
-			stats_at(t->f, t->i, t->span, c->prev, s->sc.old, &a);
-			if (memcmp(&a, &b, sizeof(a)) == 0)
-				continue; /* unchanged: not sent */
-		}
-		st[m++] = b;
-	}
-	out = tb_update(SIM_EPOCH + (int64_t)now, nt, n, st, m, 0, len);
-done:
-	free(nt);
-	free(st);
-	free(locs);
-	return out;
-}
-
 static void send_bytes(struct scall *c, const void *p, size_t n, bool md)
 {
 	grpc_slice sl = grpc_slice_from_copied_buffer(p, n);
@@ -534,7 +119,8 @@ static void send_update(struct sim *s, struct scall *c, bool junk)
 		send_bytes(c, bad, sizeof(bad), false);
 		return;
 	}
-	b = update(s, c, &len);
+	b = sim_update(&s->sc, s->tasks, s->ntasks, s->offset, c->first,
+	               c->prev, &len);
 	if (!b)
 		return;
 	pthread_mutex_lock(&s->mu);
@@ -811,7 +397,7 @@ struct sim *sim_start(const struct sim_scenario *sc, const char *bind,
 	args.num_args = 1;
 	args.args = &a;
 	s->sc = *sc;
-	if (!tasks_build(s)) {
+	if (!sim_tasks_build(&s->sc, &s->tasks, &s->ntasks)) {
 		free(s);
 		snprintf(err, errsz, "out of memory");
 		return NULL;

@@ -13,10 +13,11 @@
  *       COUNT tasks, each cycling: one poll of `busy`, `idle` parked, a wake
  *       then `sched` waiting to be polled again.  The i-th starts at
  *       spawn + i*stagger; with polls=N it completes at the end of its N-th
- *       poll.  wakes=N: the wake is N wakes (default 1).  `named`: task.name is
- * NAME (the family folds into one row); otherwise task.name is empty and
- * asynctop names it by task.id. reuse               span ids of completed tasks
- * are given again old                 an older subscriber: no scheduled_time
+ *       poll.  wakes=N: the wake is N wakes (default 1).  `named`:
+ *       task.name is NAME (the family folds into one row); otherwise
+ *       task.name is empty and asynctop names it by task.id.
+ *   reuse               span ids of completed tasks are given again
+ *   old                 an older subscriber: no scheduled_time
  *   stall AT FOR        no Update between AT and AT+FOR (the clock runs on)
  *   end AT              the stream ends (status OK) at AT
  *   junk AT             the Update due at AT is replaced by bytes that are
