@@ -65,8 +65,8 @@ void app_fini(struct app *a)
 	compare_fini(&a->cmp);
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
-	grouped_drop(&a->gshown);
-	grouped_drop(&a->gbase);
+	grouped_fini(&a->gshown);
+	grouped_fini(&a->gbase);
 	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
