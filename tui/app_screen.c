@@ -214,9 +214,6 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
-	else if (a->group.by_name)
-		c->why =
-		    "compare matches rows by stack: n joins the names again";
 	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
 		c->why = "out of memory grouping the window compared with";
 	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
