@@ -264,7 +264,9 @@ START_TEST(group_detail_other_stacks_and_figures)
 	ck_assert_ptr_nonnull(strstr(out.data, "Parked-at stack, root first"));
 	ck_assert_ptr_nonnull(strstr(out.data, "Spawned at: 1 stack, by idle"));
 	ck_assert_ptr_nonnull(strstr(out.data, "longest poll     120.0ms"));
-	ck_assert_ptr_nonnull(strstr(out.data, "of spawn stacks only"));
+	/* the sparkline is of the parked-at row too */
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "idle in the last 1 window, top 4.00s"));
 	ck_assert_ptr_nonnull(strstr(
 	    out.data, "fetch · spawned at pool:worker:42 ← app:main:88"));
 	/* split by name: the detail is of the selected name's row */

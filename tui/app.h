@@ -23,6 +23,7 @@
 #include "tui/render.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
+#include "tui/view_detail.h"
 #include "tui/view_flame.h"
 #include "tui/view_tree.h"
 #include "tui/warn.h"
@@ -98,6 +99,7 @@ struct app {
 	struct grouping group;
 	struct grouped gshown, gbase;
 	struct warnings warn; /* of the shown window */
+	struct spark spark;   /* the detail's row across the kept windows */
 	struct tree tree;     /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */

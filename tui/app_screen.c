@@ -62,6 +62,9 @@ uint64_t app_next_change(const struct app *a)
 	uint64_t secs,
 	    next = a->status_until_ns ? a->status_until_ns : UINT64_MAX;
 
+	/* the detail's sparkline sums the windows left between keys */
+	if (a->body == APP_BODY_DETAIL && a->spark.pending)
+		return a->now_ns;
 	if (a->o.replay || a->done || !a->have_state ||
 	    a->state != SOURCE_RETRYING)
 		return next;
@@ -236,12 +239,20 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 	case APP_BODY_TABLE:
 		return NULL;
 	case APP_BODY_DETAIL:
-		v->detail = (struct detail_in){ .m = app_model(a),
-			                        .w = app_shown(a),
-			                        .stack = a->body_stack,
-			                        .name = a->body_name,
-			                        .metric = a->v.metric,
-			                        .ascending = a->v.ascending };
+		if (app_shown(a))
+			spark_update(&a->spark, app_model(a),
+			             app_shown(a)->group, a->body_stack,
+			             a->body_name, spark_columns(s->cols),
+			             SPARK_BUDGET);
+		v->detail =
+		    (struct detail_in){ .spark =
+			                    app_shown(a) ? &a->spark : NULL,
+			                .m = app_model(a),
+			                .w = app_shown(a),
+			                .stack = a->body_stack,
+			                .name = a->body_name,
+			                .metric = a->v.metric,
+			                .ascending = a->v.ascending };
 		total = detail_count(&v->detail);
 		*body = (struct render_body){ .draw = detail_draw,
 			                      .ctx = &v->detail };

@@ -10,10 +10,8 @@
 #include "model/extras.h"
 #include "model/sort.h"
 #include "tui/glyph.h"
+#include "tui/grouped.h"
 #include "tui/line.h"
-
-/* The most kept windows the sparkline draws (the newest ones). */
-#define SPARK_MAX 120
 
 /* Lines besides the frames, the other stacks and the tasks: the stack's
  * title, a gap, the metrics' title, the five metrics, the means, the
@@ -294,55 +292,141 @@ static void metrics(struct out *o, const struct detail_in *in,
 	figures(o, r);
 }
 
-/* The weighting for this stack in each kept window, oldest first, as
- * eighth-height bars scaled to the largest; a window without the stack
- * is a space. */
+size_t spark_columns(size_t cols)
+{
+	return size_min(cols > 60 ? cols - 60 : 1, SPARK_MAX);
+}
+
+/* The row's figures in kept window w into *v; false when w has none of
+ * its entries.  *cost gets the entries looked at. */
+static bool sum_row(const struct window *w, struct grouping g, uint32_t stack,
+                    uint32_t name, struct metrics *v, size_t *cost)
+{
+	bool any = false;
+
+	memset(v, 0, sizeof(*v));
+	if (g.key == GROUP_SPAWN) {
+		size_t r = window_find_row(w, stack);
+		const struct fold_row *row = r == SIZE_MAX ? NULL : &w->rows[r];
+
+		*cost = 1;
+		if (!row || !g.by_name) {
+			if (row)
+				*v = row->m;
+			return row != NULL;
+		}
+		/* split by name: the row's entries of that name */
+		*cost += row->count;
+		for (uint32_t i = row->first; i < row->first + row->count; i++)
+			if (w->entries[i].name == name) {
+				metrics_add(v, &w->entries[i].m);
+				any = true;
+			}
+		return any;
+	}
+	/* by parked-at stack: no index of a kept window has it */
+	*cost = w->nentries;
+	for (size_t i = 0; i < w->nentries; i++) {
+		const struct fold_entry *e = &w->entries[i];
+
+		if (e->parked == stack && (!g.by_name || e->name == name)) {
+			metrics_add(v, &e->m);
+			any = true;
+		}
+	}
+	return any;
+}
+
+void spark_update(struct spark *sp, const struct model *m, struct grouping g,
+                  uint32_t stack, uint32_t name, size_t ncols, size_t budget)
+{
+	size_t n = model_window_count(m), from, k = 0;
+	struct spark old = *sp;
+
+	if (sp->m != m || !grouping_eq(sp->g, g) || sp->stack != stack ||
+	    sp->name != name)
+		old.n = 0;
+	ncols = size_min(ncols, SPARK_MAX);
+	from = n > ncols ? n - ncols : 0;
+	*sp = (struct spark){
+		.m = m, .g = g, .stack = stack, .name = name, .n = n - from
+	};
+	/* both in seq order: keep what was summed for a window still here */
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct window *w = model_window(m, from + i);
+
+		sp->seq[i] = w->seq;
+		while (k < old.n && old.seq[k] < w->seq)
+			k++;
+		if (k < old.n && old.seq[k] == w->seq && old.done[k]) {
+			sp->v[i] = old.v[k];
+			sp->have[i] = old.have[k];
+			sp->done[i] = true;
+		}
+	}
+	/* the newest first: they are what the eye reads */
+	for (size_t i = sp->n; i-- > 0;) {
+		size_t cost = 0;
+
+		if (sp->done[i])
+			continue;
+		if (!budget) {
+			sp->pending++;
+			continue;
+		}
+		sp->have[i] = sum_row(model_window(m, from + i), g, stack, name,
+		                      &sp->v[i], &cost);
+		sp->done[i] = true;
+		budget -= size_min(cost, budget);
+	}
+}
+
+/* The weighting for this row in each kept window, oldest first, as
+ * eighth-height bars scaled to the largest; a window without the row is a
+ * space, one not summed yet a dot. */
 static void sparkline(struct out *o, const struct detail_in *in)
 {
-	size_t n = model_window_count(in->m), from, cols;
-	uint64_t v[SPARK_MAX], max = 0;
-	bool have[SPARK_MAX];
+	const struct spark *sp = in->spark;
+	size_t n;
+	uint64_t max = 0;
 	struct screen_line *l = next(o);
-	char head[32], tail[96], hi[HUMAN_BUFSZ];
+	char head[32], tail[128], hi[HUMAN_BUFSZ];
 
 	if (!l)
 		return;
-	if (in->w->group.key != GROUP_SPAWN || in->w->group.by_name) {
-		/* the kept windows are by spawn stack: deriving each one
-		 * again per draw would cost a sort of every entry */
-		line_puts(l, EL_DIM,
-		          " history      of spawn stacks only: a and n go back",
-		          line_room(o->s, l), o->flags);
-		return;
-	}
-	/* the newest windows that fit beside the texts */
-	cols = o->s->cols > 60 ? o->s->cols - 60 : 1;
-	cols = size_min(cols, SPARK_MAX);
-	from = n > cols ? n - cols : 0;
-	for (size_t i = from; i < n; i++) {
-		const struct window *w = model_window(in->m, i);
-		size_t r = w ? window_find_row(w, in->stack) : SIZE_MAX;
-
-		have[i - from] = r != SIZE_MAX;
-		v[i - from] = r != SIZE_MAX ? w->rows[r].m.v[in->metric] : 0;
-		max = v[i - from] > max ? v[i - from] : max;
-	}
 	snprintf(head, sizeof(head), " %-12s", "history");
 	line_puts(l, EL_NORMAL, head, line_room(o->s, l), o->flags);
-	for (size_t i = 0; i < n - from; i++) {
+	if (!sp) {
+		line_puts(l, EL_DIM, "-", line_room(o->s, l), o->flags);
+		return;
+	}
+	n = sp->n;
+	for (size_t i = 0; i < n; i++)
+		if (sp->done[i] && sp->have[i])
+			max = sp->v[i].v[in->metric] > max
+			          ? sp->v[i].v[in->metric]
+			          : max;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = sp->v[i].v[in->metric];
 		unsigned level =
-		    max ? (unsigned)((double)v[i] / (double)max * 7.0 + 0.5)
-		        : 0;
-		line_puts(l, EL_BAR,
-		          have[i] ? glyph((enum glyph)(GLYPH_SPARK_1 + level),
-		                          o->flags)
-		                  : " ",
-		          line_room(o->s, l), o->flags);
+		    max ? (unsigned)((double)v / (double)max * 7.0 + 0.5) : 0;
+		line_puts(
+		    l, EL_BAR,
+		    !sp->done[i] ? "."
+		    : sp->have[i]
+		        ? glyph((enum glyph)(GLYPH_SPARK_1 + level), o->flags)
+		        : " ",
+		    line_room(o->s, l), o->flags);
 	}
 	human_metric(hi, sizeof(hi), in->metric, max);
-	snprintf(tail, sizeof(tail), "  %s in the last %zu window%s, top %s",
-	         metric_name(in->metric), n - from, n - from == 1 ? "" : "s",
-	         hi);
+	if (sp->pending)
+		snprintf(tail, sizeof(tail),
+		         "  %s in the last %zu windows, %zu still to sum",
+		         metric_name(in->metric), n, sp->pending);
+	else
+		snprintf(tail, sizeof(tail),
+		         "  %s in the last %zu window%s, top %s",
+		         metric_name(in->metric), n, n == 1 ? "" : "s", hi);
 	line_puts(l, EL_DIM, tail, line_room(o->s, l), o->flags);
 }
 
