@@ -65,6 +65,7 @@ void app_fini(struct app *a)
 	compare_fini(&a->cmp);
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
+	detail_cache_fini(&a->dcache);
 	grouped_fini(&a->gshown);
 	grouped_fini(&a->gbase);
 	warn_fini(&a->warn);

@@ -100,7 +100,8 @@ struct app {
 	struct grouped gshown, gbase;
 	struct warnings warn; /* of the shown window */
 	struct spark spark;   /* the detail's row across the kept windows */
-	struct tree tree;     /* also what flame lays out */
+	struct detail_cache dcache; /* the detail's row's others and tasks */
+	struct tree tree;           /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;

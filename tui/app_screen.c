@@ -253,6 +253,10 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 			                .name = a->body_name,
 			                .metric = a->v.metric,
 			                .ascending = a->v.ascending };
+		v->detail.cache = &a->dcache;
+		if (v->detail.w &&
+		    detail_prepare(&a->dcache, &v->detail) != STATUS_OK)
+			v->detail.cache = NULL;
 		total = detail_count(&v->detail);
 		*body = (struct render_body){ .draw = detail_draw,
 			                      .ctx = &v->detail };

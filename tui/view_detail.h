@@ -51,6 +51,40 @@ size_t spark_columns(size_t cols);
 void spark_update(struct spark *sp, const struct model *m, struct grouping g,
                   uint32_t stack, uint32_t name, size_t ncols, size_t budget);
 
+/* One of a row's other stacks: its entries' sums. */
+struct detail_other {
+	uint32_t stack;
+	uint64_t tasks;
+	struct metrics m;
+};
+
+/* What the detail of a row computes from its entries, kept across draws
+ * (a row may fold a whole window: 100,000 entries): its other stacks
+ * folded once per row, their order and the tasks' once per weighting.
+ * Zero-initialised; detail_prepare fills it, detail_cache_fini frees. */
+struct detail_cache {
+	const struct model *m;  /* compared only */
+	const struct window *w; /* compared only */
+	uint64_t seq;
+	struct grouping g;
+	size_t row;
+	bool folded, sorted;
+	enum metric metric;
+	bool ascending;
+	struct detail_other *other; /* by stack id */
+	size_t nother;
+	uint32_t names;   /* distinct task names of the row */
+	uint32_t *oorder; /* others, heaviest first by the weighting */
+	uint32_t *torder; /* the row's entries (from its first) as shown */
+	/* private: capacities and the radix sort's scratch */
+	size_t other_cap, oorder_cap, torder_cap;
+	uint64_t *keys, *tkeys;
+	uint32_t *tvals;
+	size_t keys_cap, tkeys_cap, tvals_cap;
+};
+
+void detail_cache_fini(struct detail_cache *dc);
+
 struct detail_in {
 	const struct model *m;
 	const struct window *w; /* the shown window */
@@ -60,7 +94,14 @@ struct detail_in {
 	bool ascending;
 	size_t top; /* first line of the detail shown (scrolled) */
 	const struct spark *spark; /* spark_update'd for this row, or NULL */
+	const struct detail_cache *cache; /* detail_prepare'd, or NULL */
 };
+
+/* Brings dc up to date for in's row, weighting and direction (a no-op when
+ * it is); what in->cache must be for the draw to list the other stacks and
+ * the tasks.  STATUS_NOMEM (the draw then says so). */
+enum status detail_prepare(struct detail_cache *dc,
+                           const struct detail_in *in) MUST_CHECK;
 
 /* The row of in's stack and name in in->w, or SIZE_MAX. */
 size_t detail_row(const struct detail_in *in);

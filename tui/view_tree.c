@@ -33,6 +33,8 @@ void tree_fini(struct tree *t)
 	mem_free(t->vals);
 	mem_free(t->tvals);
 	mem_free(t->stack);
+	mem_free(t->rowf);
+	mem_free(t->rowd);
 	tree_init(t);
 }
 
@@ -139,12 +141,22 @@ uint64_t tree_path(const uint32_t *frames, size_t n)
 	return h;
 }
 
-/* The root only: its sums are the window's, its callees come later. */
-static enum status build(struct tree *t, const struct window *w)
+/* The root only: its sums are the window's, its callees come later; and
+ * each row's frames. */
+static enum status build(struct tree *t, const struct model *m,
+                         const struct window *w)
 {
 	struct tree_node *root;
 
 	t->n = 0;
+	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
+	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
+		return STATUS_NOMEM;
+	for (size_t r = 0; r < w->nrows; r++) {
+		size_t d = 0;
+		t->rowf[r] = model_stack(m, w->rows[r].stack, &d);
+		t->rowd[r] = (uint32_t)d;
+	}
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
 	root = &t->nodes[0];
@@ -155,6 +167,17 @@ static enum status build(struct tree *t, const struct window *w)
 	return STATUS_OK;
 }
 
+/* Forgets the callees a wide build made (they stay in nodes, unlinked,
+ * until the tree is built again). */
+static void unlink_wide(struct tree_node *n)
+{
+	if (!n->wide)
+		return;
+	n->first_child = n->last_child = TREE_NONE;
+	n->nchild = 0;
+	n->wide = false;
+}
+
 enum status tree_children(struct tree *t, uint32_t node)
 {
 	const struct window *w = t->w;
@@ -162,9 +185,10 @@ enum status tree_children(struct tree *t, uint32_t node)
 
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
+	unlink_wide(&t->nodes[node]);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
-		size_t d = 0;
-		const uint32_t *f = model_stack(t->m, w->rows[r].stack, &d);
+		size_t d = t->rowd[r];
+		const uint32_t *f = t->rowf[r];
 		struct tree_node *c;
 
 		/* a stack that ends here: its figures are the node's own */
@@ -182,6 +206,54 @@ enum status tree_children(struct tree *t, uint32_t node)
 		add_to(c, &w->rows[r]);
 	}
 	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+enum status tree_wide_children(struct tree *t, uint32_t node,
+                               enum metric metric, uint64_t min)
+{
+	const struct window *w = t->w;
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r1 = n->r1, r = n->r0;
+
+	if (n->built || !w ||
+	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
+		return STATUS_OK;
+	unlink_wide(&t->nodes[node]);
+	/* each callee is a run of rows with the same frame at depth */
+	while (r < r1) {
+		uint32_t a = r, frame;
+		uint64_t v = 0;
+		bool deeper = false;
+
+		if (t->rowd[r] <= depth) { /* the node's own figures */
+			r++;
+			continue;
+		}
+		frame = t->rowf[r][depth];
+		for (;
+		     r < r1 && t->rowd[r] > depth && t->rowf[r][depth] == frame;
+		     r++) {
+			v = u64_add_sat(v, w->rows[r].m.v[metric]);
+			deeper |= t->rowd[r] > depth + 1;
+		}
+		if (v >= min && v) {
+			uint32_t c = new_node(t, node, frame);
+			struct tree_node *cn;
+
+			if (c == TREE_NONE)
+				return STATUS_NOMEM;
+			cn = &t->nodes[c];
+			cn->r0 = a;
+			cn->r1 = r;
+			cn->kids = deeper;
+			for (uint32_t k = a; k < r; k++)
+				add_to(cn, &w->rows[k]);
+		}
+	}
+	t->nodes[node].wide = true;
+	t->nodes[node].wide_metric = metric;
+	t->nodes[node].wide_min = min;
 	return STATUS_OK;
 }
 
@@ -269,7 +341,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
-	st = build(t, w);
+	st = build(t, m, w);
 	if (st != STATUS_OK) {
 		t->n = t->nshown = 0;
 		return st;
