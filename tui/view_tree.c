@@ -257,6 +257,20 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 	return STATUS_OK;
 }
 
+/* Room for n nodes in the flattening and its sorts. */
+static enum status scratch(struct tree *t, size_t n)
+{
+	n = n ? n : 1;
+	if (mem_grow(&t->shown, &t->shown_cap, n, sizeof(*t->shown)) ||
+	    mem_grow(&t->stack, &t->stack_cap, n, sizeof(*t->stack)) ||
+	    mem_grow(&t->keys, &t->keys_cap, n, sizeof(*t->keys)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, n, sizeof(*t->tkeys)) ||
+	    mem_grow(&t->vals, &t->vals_cap, n, sizeof(*t->vals)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, n, sizeof(*t->tvals)))
+		return STATUS_NOMEM;
+	return STATUS_OK;
+}
+
 /* Pushes the children of node, sorted, on the DFS stack (*sp entries),
  * the first to show on top. */
 static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
@@ -264,16 +278,16 @@ static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
 	const struct tree_node *n;
 	size_t k = 0;
 
-	if (tree_children(t, node) != STATUS_OK)
-		return STATUS_NOMEM;
+	if (!t->nodes[node].built) {
+		if (tree_children(t, node) != STATUS_OK ||
+		    scratch(t, t->n) != STATUS_OK)
+			return STATUS_NOMEM;
+	}
 	n = &t->nodes[node];
-	if (mem_grow(&t->keys, &t->keys_cap, n->nchild, sizeof(*t->keys)) ||
-	    mem_grow(&t->tkeys, &t->tkeys_cap, n->nchild, sizeof(*t->tkeys)) ||
-	    mem_grow(&t->vals, &t->vals_cap, n->nchild, sizeof(*t->vals)) ||
-	    mem_grow(&t->tvals, &t->tvals_cap, n->nchild, sizeof(*t->tvals)) ||
-	    mem_grow(&t->stack, &t->stack_cap, *sp + n->nchild,
-	             sizeof(*t->stack)))
-		return STATUS_NOMEM;
+	if (n->nchild == 1) { /* most nodes of a deep tree: nothing to sort */
+		t->stack[(*sp)++] = n->first_child;
+		return STATUS_OK;
+	}
 	for (uint32_t c = n->first_child; c != TREE_NONE;
 	     c = t->nodes[c].next_sibling, k++) {
 		uint64_t v = t->nodes[c].m.v[t->metric];
@@ -299,16 +313,21 @@ static void scroll(struct tree *t)
 
 static enum status flatten(struct tree *t)
 {
-	size_t sp = 0;
-	enum status st = push_children(t, 0, &sp);
+	size_t sp = 0, found = SIZE_MAX;
+	enum status st;
 
+	/* a node is shown once and pushed once: the node count bounds all
+	 * (grown again when building callees makes nodes) */
+	if (scratch(t, t->n) != STATUS_OK)
+		return STATUS_NOMEM;
+	st = push_children(t, 0, &sp);
 	t->nshown = 0;
 	while (st == STATUS_OK && sp) {
 		uint32_t id = t->stack[--sp];
 
-		if (mem_grow(&t->shown, &t->shown_cap, t->nshown + 1,
-		             sizeof(*t->shown)))
-			return STATUS_NOMEM;
+		/* the selection stays on its path, else on its position */
+		if (found == SIZE_MAX && t->nodes[id].path == t->sel_path)
+			found = t->nshown;
 		t->shown[t->nshown++] = id;
 		if (t->nodes[id].expanded && t->nodes[id].kids)
 			st = push_children(t, id, &sp);
@@ -317,12 +336,8 @@ static enum status flatten(struct tree *t)
 		t->nshown = 0;
 		return st;
 	}
-	/* the selection stays on its path, else on its position */
-	for (size_t i = 0; i < t->nshown; i++)
-		if (t->nodes[t->shown[i]].path == t->sel_path) {
-			t->sel = i;
-			break;
-		}
+	if (found != SIZE_MAX)
+		t->sel = found;
 	if (t->sel >= t->nshown)
 		t->sel = t->nshown ? t->nshown - 1 : 0;
 	if (t->nshown)
