@@ -1,7 +1,8 @@
 /* Exploring a window under any grouping, headless: compare split by task
  * name matches rows by stack and name; the detail's sparkline follows the
  * shown grouping, summed from each kept window's entries, equal to the
- * rows of each kept window derived so, and done in bounded steps. */
+ * rows of each kept window derived so, and done in bounded steps; and a
+ * weighting key behind a view leaves the table's sort for its return. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -300,6 +301,43 @@ START_TEST(pending_sparkline_asks_for_a_redraw)
 }
 END_TEST
 
+/* A weighting key behind a view leaves the table's sort for later; back
+ * at the table, the rows are in the new order before anything reads them. */
+START_TEST(table_sorts_when_it_shows_again)
+{
+	struct app a;
+	struct buf out;
+	const struct window *w;
+
+	buf_init(&out);
+	su_app(&a);
+	commit_k(&a, 1);
+	commit_k(&a, 2);
+	app_key(&a, '=');
+	app_key(&a, '2'); /* busy */
+	ck_assert(a.table_stale);
+	ck_assert_int_eq(a.v.metric, METRIC_BUSY);
+	screen(&a, 80, 24, &out);
+	ck_assert(a.table_stale); /* compare drew; the table waits */
+	ck_assert_ptr_nonnull(strstr(out.data, "COMPARE busy"));
+	app_key(&a, KC_ESC);
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	(void)app_view(&a);
+	ck_assert(!a.table_stale);
+	w = app_shown(&a);
+	ck_assert_uint_eq(a.v.order.n, w->nrows);
+	for (size_t i = 1; i < a.v.order.n; i++)
+		ck_assert_uint_ge(
+		    w->rows[view_row_at(&a.v, i - 1)].m.v[METRIC_BUSY],
+		    w->rows[view_row_at(&a.v, i)].m.v[METRIC_BUSY]);
+	/* a key in the table sorts at once */
+	app_key(&a, '1');
+	ck_assert(!a.table_stale);
+	buf_fini(&out);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_explore(void);
 Suite *suite_viewer_explore(void)
 {
@@ -311,6 +349,7 @@ Suite *suite_viewer_explore(void)
 	tcase_add_test(tc, detail_sparkline_every_grouping);
 	tcase_add_test(tc, sparkline_matches_derived_rows_in_steps);
 	tcase_add_test(tc, pending_sparkline_asks_for_a_redraw);
+	tcase_add_test(tc, table_sorts_when_it_shows_again);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -89,6 +89,8 @@ struct app {
 	bool help, editing;
 	size_t help_top; /* first help line shown (the help scrolls) */
 	enum app_body body;
+	/* a weighting key came behind a view: the table sorts when it shows */
+	bool table_stale;
 	uint32_t body_stack; /* the detail's row */
 	uint32_t body_name;  /* and its name, split by name */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
