@@ -12,6 +12,9 @@
 #include "tui/grouped.h"
 #include "tui/line.h"
 
+/* Up to this many callees, a frame the flame lays out gets them all. */
+#define WIDE_FEW 64
+
 /* Columns of the value, share and tasks cells before the tree. */
 #define TREE_VALUE_COLS 9
 #define TREE_SHARE_COLS 8
@@ -209,51 +212,92 @@ enum status tree_children(struct tree *t, uint32_t node)
 	return STATUS_OK;
 }
 
+/* A run of rows: a callee, and its value of the weighting. */
+struct run {
+	uint32_t frame, r0, r1;
+	bool deeper;
+	uint64_t v;
+};
+
+/* The node of run u under node, its sums from its rows. */
+static enum status run_node(struct tree *t, uint32_t node, const struct run *u)
+{
+	uint32_t c = new_node(t, node, u->frame);
+	struct tree_node *cn;
+
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	cn = &t->nodes[c];
+	cn->r0 = u->r0;
+	cn->r1 = u->r1;
+	cn->kids = u->deeper;
+	for (uint32_t k = u->r0; k < u->r1; k++)
+		add_to(cn, &t->w->rows[k]);
+	return STATUS_OK;
+}
+
+/* run_node for a run at least min (and not 0). */
+static enum status wide_node(struct tree *t, uint32_t node, const struct run *u,
+                             uint64_t min)
+{
+	return u->v >= min && u->v ? run_node(t, node, u) : STATUS_OK;
+}
+
 enum status tree_wide_children(struct tree *t, uint32_t node,
                                enum metric metric, uint64_t min)
 {
 	const struct window *w = t->w;
 	const struct tree_node *n = &t->nodes[node];
 	uint32_t depth = n->depth, r1 = n->r1, r = n->r0;
+	struct run few[WIDE_FEW];
+	size_t runs = 0;
 
 	if (n->built || !w ||
 	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
 		return STATUS_OK;
 	unlink_wide(&t->nodes[node]);
-	/* each callee is a run of rows with the same frame at depth */
+	/* each callee is a run of rows with the same frame at depth; only
+	 * the weighting is summed here, the rest for the nodes made */
 	while (r < r1) {
-		uint32_t a = r, frame;
-		uint64_t v = 0;
-		bool deeper = false;
+		struct run u = { .r0 = r };
 
 		if (t->rowd[r] <= depth) { /* the node's own figures */
 			r++;
 			continue;
 		}
-		frame = t->rowf[r][depth];
-		for (;
-		     r < r1 && t->rowd[r] > depth && t->rowf[r][depth] == frame;
+		u.frame = t->rowf[r][depth];
+		for (; r < r1 && t->rowd[r] > depth &&
+		       t->rowf[r][depth] == u.frame;
 		     r++) {
-			v = u64_add_sat(v, w->rows[r].m.v[metric]);
-			deeper |= t->rowd[r] > depth + 1;
+			u.v = u64_add_sat(u.v, w->rows[r].m.v[metric]);
+			u.deeper |= t->rowd[r] > depth + 1;
 		}
-		if (v >= min && v) {
-			uint32_t c = new_node(t, node, frame);
-			struct tree_node *cn;
-
-			if (c == TREE_NONE)
+		u.r1 = r;
+		if (runs < WIDE_FEW) {
+			few[runs++] = u;
+			continue;
+		}
+		/* many: the wide ones held back among the first, then this */
+		for (size_t k = 0; runs == WIDE_FEW && k < WIDE_FEW; k++)
+			if (wide_node(t, node, &few[k], min) != STATUS_OK)
 				return STATUS_NOMEM;
-			cn = &t->nodes[c];
-			cn->r0 = a;
-			cn->r1 = r;
-			cn->kids = deeper;
-			for (uint32_t k = a; k < r; k++)
-				add_to(cn, &w->rows[k]);
-		}
+		runs++;
+		if (wide_node(t, node, &u, min) != STATUS_OK)
+			return STATUS_NOMEM;
 	}
-	t->nodes[node].wide = true;
-	t->nodes[node].wide_metric = metric;
-	t->nodes[node].wide_min = min;
+	if (runs > WIDE_FEW) {
+		t->nodes[node].wide = true;
+		t->nodes[node].wide_metric = metric;
+		t->nodes[node].wide_min = min;
+		return STATUS_OK;
+	}
+	/* few callees: all of them, from this scan, so another weighting
+	 * scans no more (only a frame with many narrow callees is scanned
+	 * per weighting) */
+	for (size_t k = 0; k < runs; k++)
+		if (run_node(t, node, &few[k]) != STATUS_OK)
+			return STATUS_NOMEM;
+	t->nodes[node].built = true;
 	return STATUS_OK;
 }
 
