@@ -475,11 +475,6 @@ void group_memo_fini(struct group_memo *memo)
 	*memo = (struct group_memo){ .m = NULL };
 }
 
-size_t window_row_byid(const struct window *w, size_t i)
-{
-	return ((const struct window_priv *)(const void *)w)->byid[i];
-}
-
 void model_group_free(const struct window *w)
 {
 	/* a kept window is grouped by spawn stack, unsplit; every grouping

@@ -179,10 +179,6 @@ const uint32_t *model_stack(const struct model *m, uint32_t stack,
  * stack has a row per name: the one of the lowest name id. */
 size_t window_find_row(const struct window *w, uint32_t stack);
 
-/* Index in w->rows of its i-th row by (stack id, name id) ascending (i <
- * w->nrows): two windows' rows are paired by one merge of these. */
-size_t window_row_byid(const struct window *w, size_t i);
-
 /* The stack of e that is not its row's: its parked-at stack in a window
  * grouped by spawn stack, its spawn stack in one grouped by parked-at. */
 static inline uint32_t window_other_stack(const struct window *w,

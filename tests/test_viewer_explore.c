@@ -14,6 +14,7 @@
 #include "tests/util.h"
 #include "tui/app.h"
 #include "tui/screen_dump.h"
+#include "tui/view_compare.h"
 #include "tui/view_detail.h"
 
 #define POOL "app:main:88", "pool:worker:42"
@@ -281,6 +282,93 @@ START_TEST(sparkline_matches_derived_rows_in_steps)
 }
 END_TEST
 
+/* Compare's merge in row order against a search of every pair, on random
+ * windows under every grouping: each row of either window once, paired
+ * with the row of the same stack and name, sorted by the change. */
+START_TEST(compare_pairs_match_a_search)
+{
+	static const char *const fr[] = { "a", "b", "ab", "main", "z" };
+	static const char *const names[] = { "w", "r", "x", "W" };
+	static const struct grouping gs[] = {
+		{ .key = GROUP_SPAWN },
+		{ .key = GROUP_PARKED },
+		{ .key = GROUP_SPAWN, .by_name = true },
+		{ .key = GROUP_PARKED, .by_name = true },
+	};
+	struct model *m = tm_mk(4, 0, 0, 0, 0);
+	struct window_meta meta = { .duration_nanos = 1000000000 };
+	uint64_t x = 777;
+
+	for (int round = 0; round < 12; round++) {
+		const struct window *k1 = NULL, *k0;
+
+		ck_assert_int_eq(model_begin(m), STATUS_OK);
+		for (int i = 0; i < 60; i++) {
+			char st[32], p[32];
+			snprintf(st, sizeof(st), "%s;%s", fr[next(&x) % 5],
+			         fr[next(&x) % 5]);
+			snprintf(p, sizeof(p), "%s", fr[next(&x) % 5]);
+			ck_assert_int_eq(tm_add_p(m, next(&x) % 6 ? st : "a",
+			                          next(&x) % 3 ? p : NULL,
+			                          names[next(&x) % 4],
+			                          1 + next(&x) % 90, NULL),
+			                 STATUS_OK);
+		}
+		ck_assert_int_eq(model_commit(m, &meta, &k1), STATUS_OK);
+		if (model_window_count(m) < 2)
+			continue;
+		k0 = model_window(m, model_window_count(m) - 2);
+		for (size_t gi = 0; gi < ARRAY_SIZE(gs); gi++) {
+			const struct window *cur, *base;
+			struct compare c;
+			size_t seen_now = 0, seen_then = 0;
+
+			ck_assert_int_eq(model_group(m, k1, gs[gi], &cur),
+			                 STATUS_OK);
+			ck_assert_int_eq(model_group(m, k0, gs[gi], &base),
+			                 STATUS_OK);
+			compare_init(&c);
+			ck_assert_int_eq(compare_build(&c, m, cur, base,
+			                               METRIC_WAKES, false),
+			                 STATUS_OK);
+			for (size_t i = 0; i < c.n; i++) {
+				const struct cmp_row *r = &c.rows[c.order[i]];
+
+				if (r->now != UINT32_MAX) {
+					const struct fold_row *a =
+					    &cur->rows[r->now];
+					uint32_t then = UINT32_MAX;
+					seen_now++;
+					for (size_t j = 0; j < base->nrows; j++)
+						if (base->rows[j].stack ==
+						        a->stack &&
+						    base->rows[j].name ==
+						        a->name)
+							then = (uint32_t)j;
+					ck_assert_uint_eq(r->then, then);
+				}
+				seen_then += r->then != UINT32_MAX;
+				if (i > 0) {
+					const struct cmp_row *p =
+					    &c.rows[c.order[i - 1]];
+					/* the largest rise first */
+					if (!p->fall && !r->fall)
+						ck_assert_uint_ge(p->mag,
+						                  r->mag);
+					ck_assert(!p->fall || r->fall);
+				}
+			}
+			ck_assert_uint_eq(seen_now, cur->nrows);
+			ck_assert_uint_eq(seen_then, base->nrows);
+			compare_fini(&c);
+			model_group_free(cur);
+			model_group_free(base);
+		}
+	}
+	model_free(m);
+}
+END_TEST
+
 /* The viewer sums what is left between keys: the loop is told to draw
  * again at once while the sparkline is not whole. */
 START_TEST(pending_sparkline_asks_for_a_redraw)
@@ -349,6 +437,7 @@ Suite *suite_viewer_explore(void)
 	tcase_add_test(tc, detail_sparkline_every_grouping);
 	tcase_add_test(tc, sparkline_matches_derived_rows_in_steps);
 	tcase_add_test(tc, pending_sparkline_asks_for_a_redraw);
+	tcase_add_test(tc, compare_pairs_match_a_search);
 	tcase_add_test(tc, table_sorts_when_it_shows_again);
 	suite_add_tcase(s, tc);
 	return s;

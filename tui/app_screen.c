@@ -219,8 +219,8 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "no kept window before this one to compare with";
 	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
 		c->why = "out of memory grouping the window compared with";
-	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
-	         STATUS_OK)
+	else if (compare_build(&a->cmp, a->m, w, b, a->v.metric,
+	                       a->v.ascending) != STATUS_OK)
 		c->why = "out of memory comparing the windows";
 }
 

@@ -52,15 +52,16 @@ struct compare {
 void compare_init(struct compare *c);
 void compare_fini(struct compare *c);
 
-/* Builds the rows of cur against base (both windows of one model, in one
+/* Builds the rows of cur against base (both windows of m, in one
  * grouping), sorted by the change in metric.  The rows are paired once
- * per pair of windows, by one merge of their by-id indexes, with the
- * change of every metric; a weighting key then only sorts (a radix sort:
- * a few ms at 100,000 rows).  A no-op when built for the same windows and
- * order already.  STATUS_NOMEM leaves no rows. */
-enum status compare_build(struct compare *c, const struct window *cur,
-                          const struct window *base, enum metric metric,
-                          bool ascending) MUST_CHECK;
+ * per pair of windows, by one merge in row order (texts compared only
+ * where the windows differ), with the change of every metric; a weighting
+ * key then only sorts (a radix sort: a few ms at 100,000 rows).  A no-op when
+ * built for the same windows and order already.  STATUS_NOMEM leaves no rows.
+ */
+enum status compare_build(struct compare *c, const struct model *m,
+                          const struct window *cur, const struct window *base,
+                          enum metric metric, bool ascending) MUST_CHECK;
 
 /* What compare_draw draws (all borrowed). */
 struct compare_in {
