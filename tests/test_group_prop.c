@@ -213,6 +213,36 @@ START_TEST(a_memo_serves_one_model)
 }
 END_TEST
 
+/* An empty window (the no-data error, kept) groups into no rows. */
+START_TEST(an_empty_window_groups_into_nothing)
+{
+	struct model *m = tm_mk(2, 0, 0, 0, 0);
+	struct group_memo memo = { .m = NULL };
+	struct window_meta meta = { .duration_nanos = 1000000000 };
+	const struct window *w = NULL;
+	struct grouping gs[] = { { .key = GROUP_PARKED },
+		                 { .key = GROUP_SPAWN, .by_name = true },
+		                 { .key = GROUP_PARKED, .by_name = true } };
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_EMPTY_WINDOW);
+	ck_assert_ptr_nonnull(w);
+	for (size_t k = 0; k < 3; k++) {
+		const struct window *a = NULL;
+
+		ck_assert_int_eq(model_group_memo(m, w, gs[k], &memo, &a),
+		                 STATUS_OK);
+		ck_assert_uint_eq(a->nrows, 0);
+		ck_assert_uint_eq(a->nentries, 0);
+		ck_assert(a->empty);
+		ck_assert_uint_eq(window_find_row(a, 1), SIZE_MAX);
+		model_group_free(a);
+	}
+	group_memo_fini(&memo);
+	model_free(m);
+}
+END_TEST
+
 /* Every allocation of a derivation failing in turn: NOMEM or the right
  * window, the memo usable after, nothing leaked. */
 START_TEST(derivation_survives_allocation_failure)
@@ -255,6 +285,7 @@ Suite *suite_group_prop(void)
 	tcase_add_test(tc, groupings_match_a_straightforward_sort);
 	tcase_add_test(tc, a_memo_serves_one_model);
 	tcase_add_test(tc, derivation_survives_allocation_failure);
+	tcase_add_test(tc, an_empty_window_groups_into_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -381,8 +381,12 @@ START_TEST(pending_sparkline_asks_for_a_redraw)
 	app_key(&a, 'a');
 	select_row(&a, LOCK, NULL);
 	app_key(&a, 'd');
-	a.spark = (struct spark){ .pending = 2 };
+	a.spark = (struct spark){ .m = a.m, .pending = 2 };
 	ck_assert_uint_eq(app_next_change(&a), a.now_ns);
+	/* a sparkline of another model (the window in progress) waits */
+	a.spark.m = a.pm;
+	ck_assert_uint_gt(app_next_change(&a), a.now_ns);
+	a.spark.m = a.m;
 	a.spark.pending = 0;
 	ck_assert_uint_gt(app_next_change(&a), a.now_ns);
 	app_fini(&a);

@@ -63,7 +63,8 @@ uint64_t app_next_change(const struct app *a)
 	    next = a->status_until_ns ? a->status_until_ns : UINT64_MAX;
 
 	/* the detail's sparkline sums the windows left between keys */
-	if (a->body == APP_BODY_DETAIL && a->spark.pending)
+	if (a->body == APP_BODY_DETAIL && a->spark.pending && app_shown(a) &&
+	    a->spark.m == app_model(a))
 		return a->now_ns;
 	if (a->o.replay || a->done || !a->have_state ||
 	    a->state != SOURCE_RETRYING)
