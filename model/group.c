@@ -1,10 +1,15 @@
 /* A kept window grouped another way (model_group): its entries reordered
  * under the rows of the asked grouping, from the window alone.
  *
- * Parked-at stacks and names are ranked once (their distinct ids sorted
- * by text; spawn stacks are ranked by the window's rows already), then the
- * entries take two stable radix sorts on those ranks: by (name, other
- * stack), then by (row stack, name when split). */
+ * Split by name under the spawn stack, the kept order is the asked one
+ * already (rows by spawn stack, then entries by name): the derived window
+ * shares the entries and only cuts its rows.  By parked-at stack, the
+ * distinct parked-at stacks and names are ranked by their text, and two
+ * stable counting sorts on those dense ranks (name, then parked-at stack)
+ * put the entries, still in spawn order within equal keys, in place.
+ * Ranking is what costs: a memo keeps the text order of the last window's
+ * stacks and names, and as ids are never reused, a later window sorts
+ * only the ids the memo has not seen and merges them in. */
 #include "model/model.h"
 
 #include <stdint.h>
@@ -15,115 +20,207 @@
 #include "model/ring.h"
 #include "model/sort.h"
 
-struct scratch {
-	uint64_t *keys, *tkeys; /* 2n each */
-	uint32_t *vals, *tvals; /* 2n each */
-	uint32_t *uniq;         /* distinct ids, ascending id */
-	uint32_t *slot;         /* a slot's distinct index, then its rank */
-	uint32_t *perm, *tmp;   /* distinct ids in text order */
-	uint32_t *rrank, *nrank, *orank; /* per entry: row, name, other */
+#define EMPTY   UINT32_MAX
+#define IN_MEMO ((uint32_t)1 << 31)
+/* A stack's names sorted by insertion up to this many */
+#define SPLIT_FEW 32
+
+/* An open-addressing set of ids, each with a value; a power of two in
+ * size, at most half full. */
+struct idset {
+	uint32_t *key, *val;
+	size_t mask;
 };
 
-static enum status scratch_new(struct scratch *sc, size_t n)
+static size_t id_slot(const struct idset *h, uint32_t id)
 {
-	size_t n2 = n ? 2 * n : 1;
-	char *p;
+	size_t i = (size_t)((id * 0x9E3779B1u) >> 7) & h->mask;
 
-	if (n > SIZE_MAX / 128)
+	while (h->key[i] != EMPTY && h->key[i] != id)
+		i = (i + 1) & h->mask;
+	return i;
+}
+
+/* The scratch of one derivation, one block: see scratch_new. */
+struct scratch {
+	uint32_t *slot;  /* per entry: its id's slot in set */
+	uint32_t *prank; /* per entry: its parked-at stack's rank */
+	uint32_t *nrank; /* per entry: its name's rank */
+	uint32_t *perm, *tmp;
+	uint32_t *count; /* n + 1 */
+	/* ids: the memo's still in the window, those it has not seen, both
+	 * merged, and the merge sort's scratch */
+	uint32_t *known, *fresh, *merged, *mtmp;
+	struct idset set;
+	void *block;
+};
+
+/* Room for n entries and a memo of up to memo ids; STATUS_NOMEM. */
+static enum status scratch_new(struct scratch *sc, size_t n, size_t memo)
+{
+	size_t cap = 16, words;
+	uint32_t *p;
+
+	if (n > SIZE_MAX / 64 || memo > SIZE_MAX / 64)
 		return STATUS_NOMEM;
-	p = mem_realloc_array(NULL, n2,
-	                      2 * sizeof(uint64_t) + 8 * sizeof(uint32_t));
+	while (cap < 2 * (n + memo))
+		cap *= 2;
+	words = 10 * (n + 1) + 2 * cap;
+	p = mem_realloc_array(NULL, words, sizeof(*p));
 	if (!p)
 		return STATUS_NOMEM;
-	sc->keys = (uint64_t *)(void *)p;
-	sc->tkeys = sc->keys + n2;
-	sc->vals = (uint32_t *)(void *)(sc->tkeys + n2);
-	sc->tvals = sc->vals + n2;
-	sc->uniq = sc->tvals + n2;
-	sc->slot = sc->uniq + n2;
-	sc->perm = sc->slot + n2;
-	sc->tmp = sc->perm + n2;
-	sc->rrank = sc->tmp + n2;
-	sc->nrank = sc->rrank + n;
-	sc->orank = sc->rrank + n2; /* n of the 2n past rrank + n2 */
+	sc->block = p;
+	sc->slot = p;
+	sc->prank = sc->slot + n + 1;
+	sc->nrank = sc->prank + n + 1;
+	sc->perm = sc->nrank + n + 1;
+	sc->tmp = sc->perm + n + 1;
+	sc->count = sc->tmp + n + 1;
+	sc->known = sc->count + n + 1;
+	sc->fresh = sc->known + n + 1;
+	sc->merged = sc->fresh + n + 1;
+	sc->mtmp = sc->merged + n + 1;
+	sc->set.key = sc->mtmp + n + 1;
+	sc->set.val = sc->set.key + cap;
+	sc->set.mask = cap - 1;
 	return STATUS_OK;
 }
 
-struct rank_ctx {
+struct text_ctx {
 	const struct model *m;
-	const uint32_t *uniq;
 	bool names;
 };
 
-static int cmp_ids(const void *ctx, uint32_t a, uint32_t b)
+static int cmp_text(const void *ctx, uint32_t a, uint32_t b)
 {
-	const struct rank_ctx *c = ctx;
-	uint32_t x = c->uniq[a], y = c->uniq[b];
+	const struct text_ctx *c = ctx;
 
 	if (c->names)
-		return sv_cmp(model_name(c->m, x), model_name(c->m, y));
-	return model_stack_cmp(c->m, x, y);
+		return sv_cmp(model_name(c->m, a), model_name(c->m, b));
+	return model_stack_cmp(c->m, a, b);
 }
 
-/* Ranks the n ids in sc->keys (slot i holding id keys[i]) by their text:
- * sc->slot[i] gets the rank of slot i's id, equal ids equal ranks. */
-static void rank(const struct model *m, struct scratch *sc, size_t n,
-                 bool names)
+static uint32_t entry_id(const struct fold_entry *e, bool names)
 {
-	struct rank_ctx c = { m, sc->uniq, names };
-	size_t nu = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sc->vals[i] = (uint32_t)i;
-	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
-	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || sc->keys[i] != sc->keys[i - 1])
-			sc->uniq[nu++] = (uint32_t)sc->keys[i];
-		sc->slot[sc->vals[i]] = (uint32_t)(nu - 1);
-	}
-	for (size_t u = 0; u < nu; u++)
-		sc->perm[u] = (uint32_t)u;
-	sort_merge(sc->perm, sc->tmp, nu, cmp_ids, &c);
-	for (size_t r = 0; r < nu; r++)
-		sc->tmp[sc->perm[r]] = (uint32_t)r;
-	for (size_t i = 0; i < n; i++)
-		sc->slot[i] = sc->tmp[sc->slot[i]];
+	return names ? e->name : e->parked;
 }
 
-/* The entries of w in the order of g into sc->vals (n of them).  A kept
- * window's rows are in spawn stack order already, so a spawn stack's rank
- * is its row's index; only parked-at stacks and names are ranked. */
-static void order(const struct model *m, const struct window *w,
-                  struct grouping g, struct scratch *sc)
+/* Ranks the distinct parked-at stacks (or names) of w's entries by their
+ * text into rank[] per entry; *nranks gets how many.  *memo (ids in text
+ * order, *nmemo of them; may be none) gives the order of the ids it holds,
+ * and gets this window's on return when it can grow (else it is kept). */
+static void rank(const struct model *m, const struct window *w, bool names,
+                 uint32_t **memo, size_t *nmemo, struct scratch *sc,
+                 uint32_t *rank, size_t *nranks)
 {
-	size_t n = w->nentries;
-	bool parked = g.key == GROUP_PARKED;
-	uint32_t *spawn = parked ? sc->orank : sc->rrank;
+	struct text_ctx tc = { m, names };
+	struct idset *h = &sc->set;
+	size_t n = w->nentries, nk = 0, nf = 0, nm = 0, from = 0;
+	const uint32_t *mem = *memo;
 
-	for (size_t r = 0; r < w->nrows; r++) {
-		const struct fold_row *row = &w->rows[r];
-		for (uint32_t i = row->first; i < row->first + row->count; i++)
-			spawn[i] = (uint32_t)r;
+	memset(h->key, 0xff, (h->mask + 1) * sizeof(*h->key));
+	for (size_t i = 0; i < *nmemo; i++) {
+		size_t s = id_slot(h, mem[i]);
+		h->key[s] = mem[i];
+		h->val[s] = IN_MEMO;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = entry_id(&w->entries[i], names);
+		size_t s = id_slot(h, id);
+
+		sc->slot[i] = (uint32_t)s;
+		if (h->key[s] == id && h->val[s] != IN_MEMO)
+			continue;
+		if (h->key[s] != id) {
+			h->key[s] = id;
+			sc->fresh[nf++] = id;
+		}
+		h->val[s] = 0; /* in the window */
+	}
+	/* the memo's ids still here keep their order; the fresh ones are
+	 * sorted and each put in its place by a binary search */
+	for (size_t i = 0; i < *nmemo; i++)
+		if (h->val[id_slot(h, mem[i])] != IN_MEMO)
+			sc->known[nk++] = mem[i];
+	sort_merge(sc->fresh, sc->mtmp, nf, cmp_text, &tc);
+	for (size_t f = 0; f < nf; f++) {
+		size_t lo = from, hi = nk;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (cmp_text(&tc, sc->known[mid], sc->fresh[f]) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memcpy(sc->merged + nm, sc->known + from,
+		       (lo - from) * sizeof(*sc->merged));
+		nm += lo - from;
+		sc->merged[nm++] = sc->fresh[f];
+		from = lo;
+	}
+	memcpy(sc->merged + nm, sc->known + from,
+	       (nk - from) * sizeof(*sc->merged));
+	nm += nk - from;
+	for (size_t r = 0; r < nm; r++)
+		h->val[id_slot(h, sc->merged[r])] = (uint32_t)r;
+	for (size_t i = 0; i < n; i++)
+		rank[i] = h->val[sc->slot[i]];
+	*nranks = nm;
+	/* the memo follows the window it last ranked (a failure keeps the
+	 * old one: it only costs sorting again) */
+	if (!nm) {
+		*nmemo = 0;
+		return;
+	}
+	if (nm > *nmemo || nm * 2 < *nmemo) {
+		uint32_t *grown = mem_realloc_array(*memo, nm, sizeof(**memo));
+
+		if (!grown)
+			return;
+		*memo = grown;
+	}
+	memcpy(*memo, sc->merged, nm * sizeof(**memo));
+	*nmemo = nm;
+}
+
+/* Stable counting sort of the entry indices in[0..n) by key[] (of nk
+ * values) into out. */
+static void count_sort(const uint32_t *key, size_t nk, const uint32_t *in,
+                       uint32_t *out, size_t n, uint32_t *count)
+{
+	uint32_t sum = 0;
+
+	memset(count, 0, (nk + 1) * sizeof(*count));
+	for (size_t i = 0; i < n; i++)
+		count[key[in[i]]]++;
+	for (size_t k = 0; k < nk; k++) {
+		uint32_t c = count[k];
+		count[k] = sum;
+		sum += c;
 	}
 	for (size_t i = 0; i < n; i++)
-		sc->keys[i] = w->entries[i].parked;
-	rank(m, sc, n, false);
-	memcpy(parked ? sc->rrank : sc->orank, sc->slot, n * sizeof(*sc->slot));
+		out[count[key[in[i]]]++] = in[i];
+}
+
+/* The entries of w by parked-at stack text, then name, then spawn stack
+ * (the kept order) into sc->perm. */
+static void order_parked(const struct model *m, const struct window *w,
+                         struct group_memo *memo, struct scratch *sc)
+{
+	size_t n = w->nentries, np = 0, nn = 0;
+	struct group_memo once = { .m = m }, *mm = memo ? memo : &once;
+
+	rank(m, w, false, &mm->stacks, &mm->nstacks, sc, sc->prank, &np);
+	rank(m, w, true, &mm->names, &mm->nnames, sc, sc->nrank, &nn);
+	group_memo_fini(&once);
 	for (size_t i = 0; i < n; i++)
-		sc->keys[i] = w->entries[i].name;
-	rank(m, sc, n, true);
-	memcpy(sc->nrank, sc->slot, n * sizeof(*sc->nrank));
-	for (size_t i = 0; i < n; i++) {
-		sc->keys[i] = (uint64_t)sc->nrank[i] << 32 | sc->orank[i];
-		sc->vals[i] = (uint32_t)i;
+		sc->tmp[i] = (uint32_t)i;
+	if (nn > 1) {
+		count_sort(sc->nrank, nn, sc->tmp, sc->perm, n, sc->count);
+		memcpy(sc->tmp, sc->perm, n * sizeof(*sc->tmp));
 	}
-	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t e = sc->vals[i];
-		sc->keys[i] = (uint64_t)sc->rrank[e] << 32 |
-		              (g.by_name ? sc->nrank[e] : 0);
-	}
-	sort_radix(sc->keys, sc->vals, sc->tkeys, sc->tvals, n);
+	count_sort(sc->prank, np, sc->tmp, sc->perm, n, sc->count);
 }
 
 /* Whether entry e starts a row after entry p (both in the new order). */
@@ -137,15 +234,199 @@ static bool new_row(const struct fold_entry *p, const struct fold_entry *e,
 	return g.by_name && p->name != e->name;
 }
 
-enum status model_group(const struct model *m, const struct window *w,
-                        struct grouping g, const struct window **out)
+static void row_add(const struct window *w, struct fold_row *r,
+                    const struct fold_entry *e)
+{
+	r->count++;
+	r->tasks = u64_add_sat(r->tasks, e->tasks);
+	metrics_add(&r->m, &e->m);
+	if (e->xi) /* the entries keep pointing at w's figures */
+		extras_add(&r->x, window_extras(w, e));
+}
+
+/* The by-id index of rows split by name under the spawn stack: the kept
+ * window's by-id order of stacks, each stack's rows (start[r] to
+ * start[r + 1]) by name id: by insertion when they are few, else by a
+ * radix sort (keys and vals: scratch of 2 * nrows). */
+static void byid_split(const struct window *w, const struct fold_row *rows,
+                       const uint32_t *start, uint32_t *byid, uint64_t *keys,
+                       uint32_t *vals, size_t nrows)
+{
+	const uint32_t *kept =
+	    ((const struct window_priv *)(const void *)w)->byid;
+	size_t at = 0;
+
+	for (size_t i = 0; i < w->nrows; i++) {
+		uint32_t r = kept[i], a = start[r], nr = start[r + 1] - a;
+
+		if (nr > SPLIT_FEW) {
+			for (uint32_t k = 0; k < nr; k++) {
+				keys[k] = rows[a + k].name;
+				vals[k] = a + k;
+			}
+			sort_radix(keys, vals, keys + nrows, vals + nrows, nr);
+			memcpy(byid + at, vals, nr * sizeof(*byid));
+		}
+		for (uint32_t k = 0; nr <= SPLIT_FEW && k < nr; k++) {
+			size_t j = at + k;
+
+			for (; j > at &&
+			       rows[byid[j - 1]].name > rows[a + k].name;
+			     j--)
+				byid[j] = byid[j - 1];
+			byid[j] = a + k;
+		}
+		at += nr;
+	}
+}
+
+/* The by-id index of rows by parked-at stack: rows by (stack id, name
+ * id), sorted. */
+static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
+                               uint32_t *byid)
+{
+	uint64_t *keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*keys));
+	uint32_t *tv = mem_realloc_array(NULL, nrows + 1, sizeof(*tv));
+
+	if (!keys || !tv) {
+		mem_free(keys);
+		mem_free(tv);
+		return STATUS_NOMEM;
+	}
+	for (size_t r = 0; r < nrows; r++) {
+		keys[r] = (uint64_t)rows[r].stack << 32 | rows[r].name;
+		byid[r] = (uint32_t)r;
+	}
+	sort_radix(keys, byid, keys + nrows, tv, nrows);
+	mem_free(keys);
+	mem_free(tv);
+	return STATUS_OK;
+}
+
+/* Split by name under the spawn stack: w's entries as they are, each
+ * kept row cut where the name changes. */
+static enum status split(const struct window *w, struct window_priv **out)
+{
+	size_t nrows = 0, sz;
+	struct window_priv *wp;
+	struct fold_row *rows;
+	uint32_t *byid, *start, *vals;
+	uint64_t *keys;
+
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_entry *e = w->entries + w->rows[r].first;
+		for (uint32_t i = 0; i < w->rows[r].count; i++)
+			nrows += !i || e[i].name != e[i - 1].name;
+	}
+	sz = sizeof(*wp) + nrows * sizeof(*rows) + nrows * sizeof(*byid);
+	wp = mem_calloc(1, sz);
+	start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*start));
+	keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*keys));
+	vals = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*vals));
+	if (!wp || !start || !keys || !vals) {
+		mem_free(wp);
+		mem_free(start);
+		mem_free(keys);
+		mem_free(vals);
+		return STATUS_NOMEM;
+	}
+	rows = (struct fold_row *)(void *)(wp + 1);
+	byid = (uint32_t *)(void *)(rows + nrows);
+	nrows = 0;
+	for (size_t r = 0; r < w->nrows; r++) {
+		uint32_t first = w->rows[r].first;
+		const struct fold_entry *e = w->entries + first;
+
+		start[r] = (uint32_t)nrows;
+		for (uint32_t i = 0; i < w->rows[r].count; i++) {
+			if (!i || e[i].name != e[i - 1].name)
+				rows[nrows++] =
+				    (struct fold_row){ .stack = e[i].stack,
+					               .name = e[i].name,
+					               .first = first + i };
+			row_add(w, &rows[nrows - 1], &e[i]);
+		}
+	}
+	start[w->nrows] = (uint32_t)nrows;
+	byid_split(w, rows, start, byid, keys, vals, nrows);
+	mem_free(start);
+	mem_free(keys);
+	mem_free(vals);
+	wp->pub.nrows = nrows;
+	wp->pub.rows = rows;
+	wp->pub.entries = w->entries; /* shared: the same order */
+	wp->pub.bytes = sz;
+	wp->byid = byid;
+	*out = wp;
+	return STATUS_OK;
+}
+
+/* By parked-at stack, split by name or not. */
+static enum status by_parked(const struct model *m, const struct window *w,
+                             struct grouping g, struct group_memo *memo,
+                             struct window_priv **out)
 {
 	struct window_priv *wp;
 	struct fold_row *rows;
 	struct fold_entry *ent;
 	uint32_t *byid;
 	struct scratch sc;
-	size_t n, nrows = 0, sz;
+	size_t n = w->nentries, nrows = 0, sz;
+
+	if (scratch_new(&sc, n,
+	                memo ? size_max(memo->nstacks, memo->nnames) : 0))
+		return STATUS_NOMEM;
+	order_parked(m, w, memo, &sc);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || new_row(&w->entries[sc.perm[i - 1]],
+		                      &w->entries[sc.perm[i]], g))
+			nrows++;
+	sz = sizeof(*wp) + nrows * sizeof(*rows) + n * sizeof(*ent) +
+	     nrows * sizeof(*byid);
+	wp = mem_calloc(1, sz);
+	if (!wp) {
+		mem_free(sc.block);
+		return STATUS_NOMEM;
+	}
+	rows = (struct fold_row *)(void *)(wp + 1);
+	ent = (struct fold_entry *)(void *)(rows + nrows);
+	byid = (uint32_t *)(void *)(ent + n);
+	nrows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct fold_entry *e = &w->entries[sc.perm[i]];
+
+		ent[i] = *e;
+		if (i == 0 || new_row(&ent[i - 1], e, g))
+			rows[nrows++] =
+			    (struct fold_row){ .stack = e->parked,
+				               .name = g.by_name ? e->name : 0,
+				               .first = (uint32_t)i };
+		row_add(w, &rows[nrows - 1], e);
+	}
+	mem_free(sc.block);
+	if (byid_sorted(rows, nrows, byid) != STATUS_OK) {
+		mem_free(wp);
+		return STATUS_NOMEM;
+	}
+	wp->pub.nrows = nrows;
+	wp->pub.rows = rows;
+	wp->pub.entries = ent;
+	wp->pub.bytes = sz;
+	wp->byid = byid;
+	*out = wp;
+	return STATUS_OK;
+}
+
+enum status model_group_memo(const struct model *m, const struct window *w,
+                             struct grouping g, struct group_memo *memo,
+                             const struct window **out)
+{
+	struct window_priv *wp = NULL;
+	const struct fold_row *rows;
+	const struct fold_entry *ent;
+	const uint32_t *byid;
+	size_t nrows, bytes;
+	enum status st;
 
 	if (!out)
 		return STATUS_INVAL;
@@ -157,60 +438,41 @@ enum status model_group(const struct model *m, const struct window *w,
 		*out = w;
 		return STATUS_OK;
 	}
-	n = w->nentries;
-	if (scratch_new(&sc, n))
-		return STATUS_NOMEM;
-	order(m, w, g, &sc);
-	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || new_row(&w->entries[sc.vals[i - 1]],
-		                      &w->entries[sc.vals[i]], g))
-			nrows++;
+	if (memo && memo->m != m) {
+		group_memo_fini(memo);
+		memo->m = m;
 	}
-	sz = sizeof(*wp) + nrows * sizeof(*rows) + n * sizeof(*ent) +
-	     nrows * sizeof(*byid);
-	wp = mem_calloc(1, sz);
-	if (!wp) {
-		mem_free(sc.keys);
-		return STATUS_NOMEM;
-	}
-	rows = (struct fold_row *)(void *)(wp + 1);
-	ent = (struct fold_entry *)(void *)(rows + nrows);
-	byid = (uint32_t *)(void *)(ent + n);
-	nrows = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct fold_entry *e = &w->entries[sc.vals[i]];
-		struct fold_row *r;
-		ent[i] = *e;
-		if (i == 0 || new_row(&ent[i - 1], e, g)) {
-			r = &rows[nrows++];
-			r->stack = g.key == GROUP_PARKED ? e->parked : e->stack;
-			r->name = g.by_name ? e->name : 0;
-			r->first = (uint32_t)i;
-		}
-		r = &rows[nrows - 1];
-		r->count++;
-		r->tasks = u64_add_sat(r->tasks, e->tasks);
-		metrics_add(&r->m, &e->m);
-		if (e->xi) /* the entries keep pointing at w's figures */
-			extras_add(&r->x, window_extras(w, e));
-	}
-	/* the by-id index: rows by (stack id, name id) */
-	for (size_t r = 0; r < nrows; r++) {
-		sc.keys[r] = (uint64_t)rows[r].stack << 32 | rows[r].name;
-		sc.vals[r] = (uint32_t)r;
-	}
-	sort_radix(sc.keys, sc.vals, sc.tkeys, sc.tvals, nrows);
-	memcpy(byid, sc.vals, nrows * sizeof(*byid));
-	mem_free(sc.keys);
+	st = g.key == GROUP_SPAWN ? split(w, &wp)
+	                          : by_parked(m, w, g, memo, &wp);
+	if (st != STATUS_OK)
+		return st;
+	rows = wp->pub.rows;
+	nrows = wp->pub.nrows;
+	ent = wp->pub.entries;
+	bytes = wp->pub.bytes;
+	byid = wp->byid;
 	wp->pub = *w;
 	wp->pub.rows = rows;
 	wp->pub.nrows = nrows;
 	wp->pub.entries = ent;
-	wp->pub.bytes = sz;
+	wp->pub.bytes = bytes;
 	wp->pub.group = g;
 	wp->byid = byid;
 	*out = &wp->pub;
 	return STATUS_OK;
+}
+
+enum status model_group(const struct model *m, const struct window *w,
+                        struct grouping g, const struct window **out)
+{
+	return model_group_memo(m, w, g, NULL, out);
+}
+
+void group_memo_fini(struct group_memo *memo)
+{
+	mem_free(memo->stacks);
+	mem_free(memo->names);
+	*memo = (struct group_memo){ .m = NULL };
 }
 
 void model_group_free(const struct window *w)

@@ -200,6 +200,27 @@ uint32_t model_not_parked(const struct model *m);
 enum status model_group(const struct model *m, const struct window *w,
                         struct grouping g,
                         const struct window **out) MUST_CHECK;
+/* What model_group_memo keeps between calls on windows of one model: the
+ * text order of the parked-at stacks and task names it ranked last, so
+ * that a later window sorts only the ids it brings new (ids are never
+ * reused, so an id's text never changes).  Zero-initialised; owned by the
+ * caller; group_memo_fini frees it.  It serves one model: given another,
+ * it starts again. */
+struct group_memo {
+	const struct model *m; /* compared only */
+	uint32_t *stacks;      /* parked-at stack ids, in text order */
+	size_t nstacks;
+	uint32_t *names; /* task name ids, in text order */
+	size_t nnames;
+};
+
+/* model_group, faster with a memo (may be NULL) of the windows it grouped
+ * before: the same window as model_group's, whatever the memo holds. */
+enum status model_group_memo(const struct model *m, const struct window *w,
+                             struct grouping g, struct group_memo *memo,
+                             const struct window **out) MUST_CHECK;
+void group_memo_fini(struct group_memo *memo);
+
 /* Frees what model_group made; w itself, or NULL, is left alone. */
 void model_group_free(const struct window *w);
 

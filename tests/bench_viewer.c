@@ -4,7 +4,8 @@
  * (depth 3; and depth 12 sharing middle frames) and of 10,000; each new
  * window replaces 5% of the stacks.  The baseline is a weighting key
  * (re-sort + render); the filter's keys and window arrivals are also given
- * as ratios to it; each exploration view's keys (open, weight, back).
+ * as ratios to it; each exploration view's keys (open, weight, back),
+ * under the groupings too, and the detail of a row of 100,000 entries.
  * Prints "name value" lines (ms or percent), best of RUNS
  * except the filter's very first key, which is timed once.
  *   bench_viewer [RUNS] */
@@ -109,6 +110,12 @@ static int fill(struct app *a, struct gen *g)
 	return st == STATUS_OK ? 0 : -1;
 }
 
+/* A screen and the generator of the windows it shows. */
+struct scr_gen {
+	struct screen *scr;
+	struct gen *g;
+};
+
 static double best(double cur, double t)
 {
 	return t < cur ? t : cur;
@@ -207,6 +214,122 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 	printf("viewer_group_back_%s_ms %.3f\n", tag, b);
 	printf("viewer_group_parked_detail_%s_ms %.3f\n", tag, d);
 	return 0;
+}
+
+/* Exploring under a grouping (issue 13's 10 ms): compare split by task
+ * name (=, a weighting key, Esc, each timed; the base derived once), the
+ * detail by parked-at stack with its sparkline over the kept windows (d,
+ * a weighting key), and the flame's first draw of a window it has not
+ * laid out (f after a window arrived).  Prints
+ * viewer_explore_{compare_name_open,compare_name_weight,compare_name_back,
+ * detail_parked_open,detail_parked_weight,flame_first}_TAG_ms. */
+static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
+                        const char *tag)
+{
+	static const int kn = 'n', ka = 'a', eq = '=', kd = 'd', kf = 'f',
+	                 esc = KC_ESC;
+	double co = 1e30, cw = 1e30, cb = 1e30, dop = 1e30, dw = 1e30,
+	       ff = 1e30, arr = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+
+		if (keys(a, sg->scr, &kn, 1) ||
+		    timed(a, sg->scr, &eq, 1, &co) ||
+		    timed(a, sg->scr, &weigh, 1, &cw) ||
+		    timed(a, sg->scr, &esc, 1, &cb) || keys(a, sg->scr, &kn, 1))
+			return -1;
+		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		if (keys(a, sg->scr, &ka, 1) ||
+		    timed(a, sg->scr, &kd, 1, &dop) ||
+		    timed(a, sg->scr, &weigh, 1, &dw) ||
+		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &ka, 1))
+			return -1;
+		/* a new window: the flame lays it out from nothing */
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    timed(a, sg->scr, &kf, 1, &ff) || keys(a, sg->scr, &esc, 1))
+			return -1;
+	}
+	printf("viewer_explore_compare_name_open_%s_ms %.3f\n", tag, co);
+	printf("viewer_explore_compare_name_weight_%s_ms %.3f\n", tag, cw);
+	printf("viewer_explore_compare_name_back_%s_ms %.3f\n", tag, cb);
+	printf("viewer_explore_detail_parked_open_%s_ms %.3f\n", tag, dop);
+	printf("viewer_explore_detail_parked_weight_%s_ms %.3f\n", tag, dw);
+	printf("viewer_explore_flame_first_%s_ms %.3f\n", tag, ff);
+	return 0;
+}
+
+/* The detail of one row that folds every entry of the window: a window
+ * of 100,000 tasks of one spawn stack, each parked at a stack of its
+ * own (d, a weighting key, Esc).  Prints
+ * viewer_detail_big_row_{open,weight}_ms. */
+static int big_row(int runs, size_t cols, size_t rows)
+{
+	static const int kd = 'd', esc = KC_ESC;
+	size_t n = 100000;
+	struct app a;
+	struct app_opts o;
+	struct screen scr;
+	struct sample *s = calloc(n, sizeof(*s));
+	struct strview *pk = calloc(n * 2, sizeof(*pk));
+	char *names = calloc(n, NAME);
+	struct strview spawn[2];
+	struct window_meta meta;
+	double op = 1e30, w = 1e30;
+	uint64_t x = 88172645463325252u;
+	int rc = -1;
+
+	memset(&o, 0, sizeof(o));
+	o.prog = o.adapter = "bench";
+	o.endpoint = "";
+	o.window_ns = o.refresh_ns = 1000000000u;
+	o.save_dir = ".";
+	o.history = 4;
+	o.events = -1;
+	memset(&meta, 0, sizeof(meta));
+	meta.duration_nanos = 5000000000;
+	spawn[0] = sv_c("app:main:1");
+	spawn[1] = sv_c("pool:spawn:7");
+	if (!s || !pk || !names || app_init(&a, &o) != STATUS_OK)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		int len = snprintf(names + i * NAME, NAME, "waits_%zu:q:%zu",
+		                   i % 31, i);
+		pk[2 * i] = sv_n(names + i * NAME, (size_t)len);
+		pk[2 * i + 1] = sv_c("asyncio.locks:Lock.acquire:114");
+		s[i] = (struct sample){ .frames = spawn,
+			                .depth = 2,
+			                .task = sv_c("worker"),
+			                .tasks = 1,
+			                .parked = pk + 2 * i,
+			                .parked_depth = 2 };
+		for (int m = 0; m < METRIC_COUNT; m++)
+			s[i].m.v[m] = xorshift(&x) % 5000000000u;
+	}
+	if (app_commit(&a, s, n, &meta) != STATUS_OK ||
+	    screen_init(&scr, cols, rows) != STATUS_OK)
+		goto fini;
+	if (app_render(&a, &scr) != STATUS_OK)
+		goto both;
+	for (int r = 0; r < runs; r++) {
+		int weigh = '1' + (int)((a.v.metric + 1) % METRIC_COUNT);
+
+		if (timed(&a, &scr, &kd, 1, &op) ||
+		    timed(&a, &scr, &weigh, 1, &w) || keys(&a, &scr, &esc, 1))
+			goto both;
+	}
+	printf("viewer_detail_big_row_open_100k_ms %.3f\n", op);
+	printf("viewer_detail_big_row_weight_100k_ms %.3f\n", w);
+	rc = 0;
+both:
+	screen_fini(&scr);
+fini:
+	app_fini(&a);
+out:
+	free(s);
+	free(pk);
+	free(names);
+	return rc;
 }
 
 /* The tree with everything expanded (* on each top frame): every stack
@@ -329,6 +452,12 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	    view_keys(&a, &scr, runs, 'W', "warnings", tag) ||
 	    tree_all(&a, &scr, runs, tag) || group_keys(&a, &scr, runs, tag))
 		return -1;
+	{
+		struct scr_gen sg = { &scr, &g };
+
+		if (explore_keys(&a, &sg, runs, tag))
+			return -1;
+	}
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);
 	printf("viewer_idle_core_share_at_1hz_%s_percent %.4f\n", tag,
@@ -366,7 +495,7 @@ int main(int argc, char **argv)
 		runs = 1;
 	if (bench(100000, 3, runs, 200, 50) ||
 	    bench(100000, 12, runs, 200, 50) ||
-	    bench(10000, 3, runs, 200, 50)) {
+	    bench(10000, 3, runs, 200, 50) || big_row(runs, 200, 50)) {
 		fprintf(stderr, "bench_viewer: failed\n");
 		return 1;
 	}

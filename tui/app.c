@@ -65,8 +65,9 @@ void app_fini(struct app *a)
 	compare_fini(&a->cmp);
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
-	grouped_drop(&a->gshown);
-	grouped_drop(&a->gbase);
+	detail_cache_fini(&a->dcache);
+	grouped_fini(&a->gshown);
+	grouped_fini(&a->gbase);
 	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
@@ -108,8 +109,14 @@ void app_regroup(struct app *a)
 		    "out of memory grouping the rows; shown by spawn stack");
 }
 
+static void refresh_view(struct app *a);
+
 struct view *app_view(struct app *a)
 {
+	if (a->table_stale && a->body == APP_BODY_TABLE) {
+		a->table_stale = false;
+		refresh_view(a);
+	}
 	return app_showing_progress(a) ? &a->pv : &a->v;
 }
 
@@ -163,8 +170,10 @@ void app_word_error(struct app *a, const struct adapter_error *e,
 /* Rebuilds the rows of the shown window (selection kept by stack id). */
 static void refresh_view(struct app *a)
 {
-	struct view *v = app_view(a);
+	struct view *v;
 
+	a->table_stale = false; /* sorted now */
+	v = app_view(a);
 	app_regroup(a);
 	if (view_build(v, app_model(a), app_shown(a)) != STATUS_OK)
 		app_set_status(a, true, "out of memory sorting the rows");
@@ -310,11 +319,22 @@ void app_take(struct app *a, const struct worker_msg *msg)
 
 /* ---- actions --------------------------------------------------------- */
 
+/* A weighting or order key.  Behind a view the table is sorted when it
+ * shows again (app_view), not now: that sort was half of a view's key. */
+static void resort(struct app *a)
+{
+	if (a->body != APP_BODY_TABLE) {
+		a->table_stale = true;
+		return;
+	}
+	refresh_view(a);
+}
+
 static unsigned set_metric(struct app *a, enum metric m)
 {
 	a->v.metric = m;
 	a->pv.metric = m;
-	refresh_view(a);
+	resort(a);
 	return APP_REDRAW;
 }
 
@@ -469,7 +489,7 @@ unsigned app_do(struct app *a, enum action act)
 	case ACTION_INVERT:
 		a->v.ascending = !a->v.ascending;
 		a->pv.ascending = a->v.ascending;
-		refresh_view(a);
+		resort(a);
 		return APP_REDRAW;
 	case ACTION_UP:
 		view_move(v, -1);

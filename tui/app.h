@@ -23,6 +23,7 @@
 #include "tui/render.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
+#include "tui/view_detail.h"
 #include "tui/view_flame.h"
 #include "tui/view_tree.h"
 #include "tui/warn.h"
@@ -88,6 +89,8 @@ struct app {
 	bool help, editing;
 	size_t help_top; /* first help line shown (the help scrolls) */
 	enum app_body body;
+	/* a weighting key came behind a view: the table sorts when it shows */
+	bool table_stale;
 	uint32_t body_stack; /* the detail's row */
 	uint32_t body_name;  /* and its name, split by name */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
@@ -98,7 +101,9 @@ struct app {
 	struct grouping group;
 	struct grouped gshown, gbase;
 	struct warnings warn; /* of the shown window */
-	struct tree tree;     /* also what flame lays out */
+	struct spark spark;   /* the detail's row across the kept windows */
+	struct detail_cache dcache; /* the detail's row's others and tasks */
+	struct tree tree;           /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;

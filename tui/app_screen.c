@@ -62,6 +62,10 @@ uint64_t app_next_change(const struct app *a)
 	uint64_t secs,
 	    next = a->status_until_ns ? a->status_until_ns : UINT64_MAX;
 
+	/* the detail's sparkline sums the windows left between keys */
+	if (a->body == APP_BODY_DETAIL && a->spark.pending && app_shown(a) &&
+	    a->spark.m == app_model(a))
+		return a->now_ns;
 	if (a->o.replay || a->done || !a->have_state ||
 	    a->state != SOURCE_RETRYING)
 		return next;
@@ -214,13 +218,10 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
-	else if (a->group.by_name)
-		c->why =
-		    "compare matches rows by stack: n joins the names again";
 	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
 		c->why = "out of memory grouping the window compared with";
-	else if (compare_build(&a->cmp, w, b, a->v.metric, a->v.ascending) !=
-	         STATUS_OK)
+	else if (compare_build(&a->cmp, a->m, w, b, a->v.metric,
+	                       a->v.ascending) != STATUS_OK)
 		c->why = "out of memory comparing the windows";
 }
 
@@ -239,12 +240,24 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 	case APP_BODY_TABLE:
 		return NULL;
 	case APP_BODY_DETAIL:
-		v->detail = (struct detail_in){ .m = app_model(a),
-			                        .w = app_shown(a),
-			                        .stack = a->body_stack,
-			                        .name = a->body_name,
-			                        .metric = a->v.metric,
-			                        .ascending = a->v.ascending };
+		if (app_shown(a))
+			spark_update(&a->spark, app_model(a),
+			             app_shown(a)->group, a->body_stack,
+			             a->body_name, spark_columns(s->cols),
+			             SPARK_BUDGET);
+		v->detail =
+		    (struct detail_in){ .spark =
+			                    app_shown(a) ? &a->spark : NULL,
+			                .m = app_model(a),
+			                .w = app_shown(a),
+			                .stack = a->body_stack,
+			                .name = a->body_name,
+			                .metric = a->v.metric,
+			                .ascending = a->v.ascending };
+		v->detail.cache = &a->dcache;
+		if (v->detail.w &&
+		    detail_prepare(&a->dcache, &v->detail) != STATUS_OK)
+			v->detail.cache = NULL;
 		total = detail_count(&v->detail);
 		*body = (struct render_body){ .draw = detail_draw,
 			                      .ctx = &v->detail };

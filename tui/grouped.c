@@ -17,7 +17,13 @@ void grouped_drop(struct grouped *c)
 {
 	if (c->w)
 		model_group_free(c->w);
-	*c = (struct grouped){ .derived = c->derived };
+	*c = (struct grouped){ .derived = c->derived, .memo = c->memo };
+}
+
+void grouped_fini(struct grouped *c)
+{
+	grouped_drop(c);
+	group_memo_fini(&c->memo);
 }
 
 enum status grouped_get(struct grouped *c, const struct model *m,
@@ -37,7 +43,7 @@ enum status grouped_get(struct grouped *c, const struct model *m,
 	if (!kept || grouping_eq(g, (struct grouping){ .key = GROUP_SPAWN }))
 		return STATUS_OK;
 	c->derived++;
-	st = model_group(m, kept, g, &w);
+	st = model_group_memo(m, kept, g, &c->memo, &w);
 	if (st != STATUS_OK)
 		return st;
 	*c = (struct grouped){ .m = m,
@@ -45,7 +51,8 @@ enum status grouped_get(struct grouped *c, const struct model *m,
 		               .seq = kept->seq,
 		               .g = g,
 		               .w = w,
-		               .derived = c->derived };
+		               .derived = c->derived,
+		               .memo = c->memo };
 	*out = w;
 	return STATUS_OK;
 }

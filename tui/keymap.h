@@ -43,7 +43,7 @@
 	X(DETAIL, "detail",                                                                                       \
 	  "the selected row in detail: whole stack, shares, tasks by name, history (Esc back)")                   \
 	X(COMPARE, "compare",                                                                                     \
-	  "compare the shown window with the one before it (or the marked one), sorted by the change (Esc back)") \
+	  "compare the rows, as grouped, with the window before (or the marked one), by their change (Esc back)") \
 	X(MARK, "mark", "mark the shown window for compare, or unmark it")                                        \
 	X(TREE, "tree",                                                                                           \
 	  "the stacks as a tree of frames, root first, with subtree sums (Esc back)")                             \
@@ -58,7 +58,7 @@
 	X(GROUP_PARKED, "group-parked",                                                                           \
 	  "rows by parked-at stack (where tasks wait), and back to spawn stack")                                  \
 	X(GROUP_NAME, "group-name",                                                                               \
-	  "split rows by task name, and join them again")                                                         \
+	  "split rows by task name (views follow), and join them again")                                          \
 	X(WARNINGS, "warnings",                                                                                   \
 	  "the shown window's warnings: rule, row and figure (Esc back)")                                         \
 	X(HELP, "help", "show or hide this help")                                                                 \

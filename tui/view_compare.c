@@ -28,25 +28,28 @@ void compare_fini(struct compare *c)
 	mem_free(c->keys);
 	mem_free(c->tkeys);
 	mem_free(c->tvals);
-	mem_free(c->pos);
+	mem_free(c->then_of);
+	mem_free(c->matched);
 	compare_init(c);
 }
 
-static uint64_t value(const struct window *w, uint32_t row, enum metric m)
+/* A compared row: now (of cur) and then (of base), either may be absent
+ * (NULL, UINT32_MAX). */
+static void add(struct compare *c, const struct fold_row *a, uint32_t now,
+                const struct fold_row *b, uint32_t then)
 {
-	return row == UINT32_MAX ? 0 : w->rows[row].m.v[m];
-}
+	struct cmp_row *r = &c->rows[c->n++];
+	const struct fold_row *any = a ? a : b;
 
-static void add(struct compare *c, uint32_t stack, uint32_t now, uint32_t then,
-                enum metric m)
-{
-	uint64_t a = value(c->cur, now, m), b = value(c->base, then, m);
+	*r = (struct cmp_row){
+		.stack = any->stack, .name = any->name, .now = now, .then = then
+	};
+	for (int m = 0; m < METRIC_COUNT; m++) {
+		uint64_t x = a ? a->m.v[m] : 0, y = b ? b->m.v[m] : 0;
 
-	c->rows[c->n++] = (struct cmp_row){ .stack = stack,
-		                            .now = now,
-		                            .then = then,
-		                            .mag = a >= b ? a - b : b - a,
-		                            .fall = a < b };
+		r->mags[m] = x >= y ? x - y : y - x;
+		r->falls |= (uint8_t)((x < y) << m);
+	}
 }
 
 /* The change as a key that sorts ascending from the largest fall to the
@@ -60,65 +63,104 @@ static uint64_t change_key(const struct cmp_row *r)
 	return r->fall ? bias - mag : bias + mag;
 }
 
-static enum status grow(struct compare *c, size_t n, uint32_t max_id)
+static enum status grow(struct compare *c, size_t n, size_t nc, size_t nb)
 {
-	size_t old = c->pos_cap;
-
 	if (mem_grow(&c->rows, &c->cap, n, sizeof(*c->rows)) ||
 	    mem_grow(&c->order, &c->order_cap, n, sizeof(*c->order)) ||
 	    mem_grow(&c->keys, &c->keys_cap, n, sizeof(*c->keys)) ||
 	    mem_grow(&c->tkeys, &c->tkeys_cap, n, sizeof(*c->tkeys)) ||
 	    mem_grow(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)) ||
-	    mem_grow(&c->pos, &c->pos_cap, (size_t)max_id + 1, sizeof(*c->pos)))
+	    mem_grow(&c->then_of, &c->then_cap, nc, sizeof(*c->then_of)) ||
+	    mem_grow(&c->matched, &c->matched_cap, nb, sizeof(*c->matched)))
 		return STATUS_NOMEM;
-	memset(c->pos + old, 0, (c->pos_cap - old) * sizeof(*c->pos));
 	return STATUS_OK;
 }
 
-enum status compare_build(struct compare *c, const struct window *cur,
-                          const struct window *base, enum metric metric,
-                          bool ascending)
+/* Two rows in the canonical order of rows (model.h): stack text, then
+ * name text when split by name. */
+static int row_cmp(const struct model *m, const struct fold_row *a,
+                   const struct fold_row *b)
 {
-	uint32_t max_id = 0;
+	int d =
+	    a->stack == b->stack ? 0 : model_stack_cmp(m, a->stack, b->stack);
+
+	if (d || a->name == b->name)
+		return d;
+	return sv_cmp(model_name(m, a->name), model_name(m, b->name));
+}
+
+/* The rows of cur, each with its row of base, then the rows of base gone
+ * from cur; both in row order.  Both windows' rows are in the canonical
+ * order, so one merge in row order pairs them, reading rows in turn (a
+ * merge of the by-id indexes read them at random: most of the time at
+ * 100,000 rows) and comparing texts only where the windows differ. */
+static enum status pair(struct compare *c, const struct model *m,
+                        const struct window *cur, const struct window *base)
+{
+	size_t nc = cur->nrows, nb = base->nrows, i = 0, j = 0;
+
+	if (nc + nb >= UINT32_MAX ||
+	    grow(c, nc + nb + 1, nc + 1, nb + 1) != STATUS_OK)
+		return STATUS_NOMEM;
+	memset(c->matched, 0, nb * sizeof(*c->matched));
+	for (size_t k = 0; k < nc; k++)
+		c->then_of[k] = UINT32_MAX;
+	while (i < nc && j < nb) {
+		const struct fold_row *a = &cur->rows[i], *b = &base->rows[j];
+		int d = a->stack == b->stack && a->name == b->name
+		            ? 0
+		            : row_cmp(m, a, b);
+
+		if (!d) {
+			c->then_of[i] = (uint32_t)j;
+			c->matched[j] = 1;
+		}
+		i += d <= 0;
+		j += d >= 0;
+	}
+	c->n = 0;
+	for (size_t k = 0; k < nc; k++)
+		add(c, &cur->rows[k], (uint32_t)k,
+		    c->then_of[k] == UINT32_MAX ? NULL
+		                                : &base->rows[c->then_of[k]],
+		    c->then_of[k]);
+	for (size_t k = 0; k < nb; k++)
+		if (!c->matched[k])
+			add(c, NULL, UINT32_MAX, &base->rows[k], (uint32_t)k);
+	return STATUS_OK;
+}
+
+enum status compare_build(struct compare *c, const struct model *m,
+                          const struct window *cur, const struct window *base,
+                          enum metric metric, bool ascending)
+{
 	uint64_t low = UINT64_MAX;
 
-	if (c->built && c->cur == cur && c->base == base &&
-	    c->cur_seq == cur->seq && c->base_seq == base->seq &&
-	    grouping_eq(c->group, cur->group) && c->metric == metric &&
-	    c->ascending == ascending)
+	if (!c->paired || c->cur != cur || c->base != base ||
+	    c->cur_seq != cur->seq || c->base_seq != base->seq ||
+	    !grouping_eq(c->group, cur->group)) {
+		c->paired = c->built = false;
+		c->n = 0;
+		if (pair(c, m, cur, base) != STATUS_OK) {
+			c->n = 0;
+			return STATUS_NOMEM;
+		}
+		c->cur = cur;
+		c->base = base;
+		c->cur_seq = cur->seq;
+		c->base_seq = base->seq;
+		c->group = cur->group;
+		c->paired = true;
+	}
+	if (c->built && c->metric == metric && c->ascending == ascending)
 		return STATUS_OK;
-	c->built = false;
-	c->n = 0;
-	if (cur->nrows + base->nrows >= UINT32_MAX)
-		return STATUS_NOMEM;
-	for (size_t i = 0; i < cur->nrows; i++)
-		max_id =
-		    cur->rows[i].stack > max_id ? cur->rows[i].stack : max_id;
-	for (size_t j = 0; j < base->nrows; j++)
-		max_id =
-		    base->rows[j].stack > max_id ? base->rows[j].stack : max_id;
-	if (grow(c, cur->nrows + base->nrows, max_id) != STATUS_OK)
-		return STATUS_NOMEM;
-	c->cur = cur;
-	c->base = base;
-	for (size_t j = 0; j < base->nrows; j++)
-		c->pos[base->rows[j].stack] = (uint32_t)j + 1;
-	for (size_t i = 0; i < cur->nrows; i++) {
-		uint32_t *p = &c->pos[cur->rows[i].stack];
-		add(c, cur->rows[i].stack, (uint32_t)i,
-		    *p ? *p - 1 : UINT32_MAX, metric);
-		*p = 0;
-	}
-	/* what is still in the table is gone; the table ends all zero */
-	for (size_t j = 0; j < base->nrows; j++) {
-		uint32_t *p = &c->pos[base->rows[j].stack];
-		if (*p)
-			add(c, base->rows[j].stack, UINT32_MAX, (uint32_t)j,
-			    metric);
-		*p = 0;
-	}
 	for (size_t k = 0; k < c->n; k++) {
-		uint64_t key = change_key(&c->rows[k]);
+		struct cmp_row *r = &c->rows[k];
+		uint64_t key;
+
+		r->mag = r->mags[metric];
+		r->fall = (r->falls >> metric) & 1;
+		key = change_key(r);
 		/* ~key: the largest rise first; ties stay in row order */
 		c->keys[k] = ascending ? key : ~key;
 		c->order[k] = (uint32_t)k;
@@ -129,9 +171,6 @@ enum status compare_build(struct compare *c, const struct window *cur,
 	for (size_t k = 0; k < c->n; k++)
 		c->keys[k] -= low;
 	sort_radix(c->keys, c->order, c->tkeys, c->tvals, c->n);
-	c->cur_seq = cur->seq;
-	c->base_seq = base->seq;
-	c->group = cur->group;
 	c->metric = metric;
 	c->ascending = ascending;
 	c->built = true;
@@ -199,6 +238,14 @@ static void row(const struct compare_in *in, const struct render_in *rin,
 	                                 : "",
 	          CMP_MARK, rin->flags);
 	line_pad(l, EL_NORMAL, 3 * CMP_CELL + 2 + CMP_MARK);
+	if (c->group.by_name) {
+		struct strview name = model_name(in->m, r->name);
+
+		/* split by name: the row's task name before its stack */
+		line_put(l, EL_NORMAL, name.len ? name : sv_c("<unnamed>"),
+		         line_room(s, l), rin->flags);
+		line_puts(l, EL_NORMAL, ": ", line_room(s, l), rin->flags);
+	}
 	buf_reset(tmp);
 	if (render_stack(tmp, in->m, r->stack, line_room(s, l), rin->flags,
 	                 &sw) == STATUS_OK) {
@@ -235,7 +282,9 @@ enum status compare_draw(const void *ctx, const struct render_in *rin,
 	snprintf(h, sizeof(h), "W%llu", (unsigned long long)c->base->seq);
 	line_right(l, EL_TITLE, h, CMP_CELL, rin->flags);
 	line_pad(l, EL_TITLE, 3 * CMP_CELL + 2 + CMP_MARK);
-	snprintf(h, sizeof(h), "SPAWN STACK (leaf%sroot)",
+	snprintf(h, sizeof(h), "%s%sSTACK (leaf%sroot)",
+	         c->group.key == GROUP_PARKED ? "PARKED AT " : "SPAWN ",
+	         c->group.by_name ? "NAME: " : "",
 	         glyph(GLYPH_STACK_SEP, rin->flags));
 	line_puts(l, EL_TITLE, h, line_room(s, l), rin->flags);
 	line_pad(l, EL_TITLE, s->cols);

@@ -1,8 +1,10 @@
 /* Compare (=): the shown window against the one before it, or against a
- * window marked with m, row by row: each spawn stack's change in the
- * weighting, its figures now and then, rows new in the shown window or
- * gone from it marked; sorted by the change, largest rise first (I: the
- * largest fall first).  A pure build and renderer; it scrolls. */
+ * window marked with m, row by row in the shown grouping (a row is a
+ * stack, or a stack and a task name when split by name): each row's
+ * change in the weighting, its figures now and then, rows new in the
+ * shown window or gone from it marked; sorted by the change, largest rise
+ * first (I: the largest fall first).  A pure build and renderer; it
+ * scrolls. */
 #ifndef ASYNCTOP_TUI_VIEW_COMPARE_H
 #define ASYNCTOP_TUI_VIEW_COMPARE_H
 
@@ -15,29 +17,33 @@
 #include "model/status.h"
 #include "tui/render.h"
 
-/* One compared stack: its row in each window (SIZE_MAX: not there). */
+/* One compared row: its row in each window (UINT32_MAX: not there). */
 struct cmp_row {
-	uint32_t stack;
-	uint32_t now, then; /* rows of cur and base, UINT32_MAX if absent */
-	uint64_t mag;       /* |change| of the weighting */
-	bool fall;          /* the change is a fall */
+	uint32_t stack, name; /* name: 0 unless split by name */
+	uint32_t now, then;   /* rows of cur and base, UINT32_MAX if absent */
+	uint64_t mag;         /* |change| of the weighting */
+	bool fall;            /* the change is a fall */
+	uint8_t falls;        /* a bit per metric: its change is a fall */
+	uint64_t mags[METRIC_COUNT]; /* |change| of each metric */
 };
 
 struct compare {
 	struct cmp_row *rows; /* shown window's rows, then the gone ones */
 	uint32_t *order;      /* rows in display order */
 	size_t n, cap;
-	/* private scratch: sort keys and their copies, and a row of base per
-	 * stack id (1-based, all zero between builds) */
+	/* private scratch: sort keys and their copies, base's row of each
+	 * row of cur, and which rows of base have one in cur */
 	uint64_t *keys, *tkeys;
 	uint32_t *tvals;
 	size_t keys_cap, tkeys_cap, tvals_cap, order_cap;
-	uint32_t *pos;
-	size_t pos_cap;
-	/* what rows were built for */
+	uint32_t *then_of;
+	uint8_t *matched;
+	size_t then_cap, matched_cap;
+	/* what rows were paired for (paired), and sorted for (built) */
 	const struct window *cur, *base;
 	uint64_t cur_seq, base_seq;
 	struct grouping group; /* a derived window's address comes back */
+	bool paired;
 	enum metric metric;
 	bool ascending;
 	bool built;
@@ -46,14 +52,16 @@ struct compare {
 void compare_init(struct compare *c);
 void compare_fini(struct compare *c);
 
-/* Builds the rows of cur against base (both windows of one model), sorted
- * by the change in metric: one pass over each window (a table by stack
- * id, no search) and a radix sort, so 100,000 rows take a few ms.  A
- * no-op when built for the same windows and order already.  STATUS_NOMEM
- * leaves no rows. */
-enum status compare_build(struct compare *c, const struct window *cur,
-                          const struct window *base, enum metric metric,
-                          bool ascending) MUST_CHECK;
+/* Builds the rows of cur against base (both windows of m, in one
+ * grouping), sorted by the change in metric.  The rows are paired once
+ * per pair of windows, by one merge in row order (texts compared only
+ * where the windows differ), with the change of every metric; a weighting
+ * key then only sorts (a radix sort: a few ms at 100,000 rows).  A no-op when
+ * built for the same windows and order already.  STATUS_NOMEM leaves no rows.
+ */
+enum status compare_build(struct compare *c, const struct model *m,
+                          const struct window *cur, const struct window *base,
+                          enum metric metric, bool ascending) MUST_CHECK;
 
 /* What compare_draw draws (all borrowed). */
 struct compare_in {

@@ -10,10 +10,8 @@
 #include "model/extras.h"
 #include "model/sort.h"
 #include "tui/glyph.h"
+#include "tui/grouped.h"
 #include "tui/line.h"
-
-/* The most kept windows the sparkline draws (the newest ones). */
-#define SPARK_MAX 120
 
 /* Lines besides the frames, the other stacks and the tasks: the stack's
  * title, a gap, the metrics' title, the five metrics, the means, the
@@ -30,12 +28,6 @@ static const char *const figure_label[EXTRA_COUNT] = {
 	[EXTRA_SELF_WAKES] = "self-wakes", [EXTRA_MAX_POLL] = "longest poll",
 	[EXTRA_WAKERS] = "wakers held",    [EXTRA_POLL_NOW] = "poll running",
 	[EXTRA_NO_WAKER] = "no waker",
-};
-
-/* One of the row's other stacks: its entries' sums. */
-struct other {
-	uint32_t stack;
-	uint64_t v, tasks;
 };
 
 /* Writes lines in order; only those from skip on, up to the screen's end,
@@ -90,106 +82,150 @@ size_t detail_row(const struct detail_in *in)
 	return SIZE_MAX;
 }
 
-/* Scratch of sort_radix for a row's entries: a radix sort is tens of times
- * faster than qsort at 100,000 entries (a whole window in one row, at
- * worst). */
-struct ranked {
-	uint64_t *keys, *tkeys;
-	uint32_t *vals, *tvals;
-};
+void detail_cache_fini(struct detail_cache *dc)
+{
+	mem_free(dc->other);
+	mem_free(dc->oorder);
+	mem_free(dc->torder);
+	mem_free(dc->keys);
+	mem_free(dc->tkeys);
+	mem_free(dc->tvals);
+	*dc = (struct detail_cache){ .w = NULL };
+}
 
-static enum status rank_alloc(struct ranked *rk, size_t n)
+static enum status cache_grow(struct detail_cache *dc, size_t n)
 {
 	n = n ? n : 1;
-	rk->keys = mem_calloc(n, sizeof(*rk->keys));
-	rk->tkeys = mem_calloc(n, sizeof(*rk->tkeys));
-	rk->vals = mem_calloc(n, sizeof(*rk->vals));
-	rk->tvals = mem_calloc(n, sizeof(*rk->tvals));
-	return rk->keys && rk->tkeys && rk->vals && rk->tvals ? STATUS_OK
-	                                                      : STATUS_NOMEM;
-}
-
-static void rank_free(struct ranked *rk)
-{
-	mem_free(rk->keys);
-	mem_free(rk->tkeys);
-	mem_free(rk->vals);
-	mem_free(rk->tvals);
-}
-
-/* The row's other stacks (window_other_stack of its entries), summed,
- * heaviest first by the weighting, into *out (mem_free it) and *n. */
-static enum status others(const struct detail_in *in, const struct fold_row *r,
-                          struct other **out, size_t *n)
-{
-	const struct fold_entry *e = in->w->entries + r->first;
-	struct other *o = mem_calloc(r->count ? r->count : 1, sizeof(*o));
-	struct ranked rk;
-	size_t k = 0;
-	enum status st = rank_alloc(&rk, r->count);
-
-	*out = NULL;
-	*n = 0;
-	if (!o || st != STATUS_OK) {
-		mem_free(o);
-		rank_free(&rk);
+	if (mem_grow(&dc->other, &dc->other_cap, n, sizeof(*dc->other)) ||
+	    mem_grow(&dc->oorder, &dc->oorder_cap, n, sizeof(*dc->oorder)) ||
+	    mem_grow(&dc->torder, &dc->torder_cap, n, sizeof(*dc->torder)) ||
+	    mem_grow(&dc->keys, &dc->keys_cap, n, sizeof(*dc->keys)) ||
+	    mem_grow(&dc->tkeys, &dc->tkeys_cap, n, sizeof(*dc->tkeys)) ||
+	    mem_grow(&dc->tvals, &dc->tvals_cap, n, sizeof(*dc->tvals)))
 		return STATUS_NOMEM;
-	}
-	/* by stack id, then fold each stack's entries */
-	for (uint32_t i = 0; i < r->count; i++) {
-		rk.keys[i] = window_other_stack(in->w, &e[i]);
-		rk.vals[i] = i;
-	}
-	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, r->count);
-	for (uint32_t i = 0; i < r->count; i++) {
-		const struct fold_entry *x = &e[rk.vals[i]];
-
-		if (k && o[k - 1].stack == (uint32_t)rk.keys[i]) {
-			o[k - 1].v =
-			    u64_add_sat(o[k - 1].v, x->m.v[in->metric]);
-			o[k - 1].tasks = u64_add_sat(o[k - 1].tasks, x->tasks);
-			continue;
-		}
-		o[k++] = (struct other){ .stack = (uint32_t)rk.keys[i],
-			                 .v = x->m.v[in->metric],
-			                 .tasks = x->tasks };
-	}
-	/* heaviest first: the complement ascending; ties by stack id */
-	for (size_t i = 0; i < k; i++) {
-		rk.keys[i] = ~o[i].v;
-		rk.vals[i] = (uint32_t)i;
-	}
-	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, k);
-	{
-		struct other *sorted = mem_calloc(k ? k : 1, sizeof(*sorted));
-
-		if (!sorted) {
-			mem_free(o);
-			rank_free(&rk);
-			return STATUS_NOMEM;
-		}
-		for (size_t i = 0; i < k; i++)
-			sorted[i] = o[rk.vals[i]];
-		mem_free(o);
-		o = sorted;
-	}
-	rank_free(&rk);
-	*out = o;
-	*n = k;
 	return STATUS_OK;
+}
+
+/* The row's other stacks (window_other_stack of its entries) folded by
+ * stack id, every metric summed: a radix sort of its entries by that id
+ * (tens of times faster than qsort at 100,000 entries, a whole window in
+ * one row at worst). */
+static void fold_others(struct detail_cache *dc, const struct window *w,
+                        const struct fold_row *r)
+{
+	const struct fold_entry *e = w->entries + r->first;
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < r->count; i++) {
+		dc->keys[i] = window_other_stack(w, &e[i]);
+		dc->torder[i] = i;
+	}
+	sort_radix(dc->keys, dc->torder, dc->tkeys, dc->tvals, r->count);
+	for (uint32_t i = 0; i < r->count; i++) {
+		const struct fold_entry *x = &e[dc->torder[i]];
+		uint32_t stack = (uint32_t)dc->keys[i];
+
+		if (!k || dc->other[k - 1].stack != stack)
+			dc->other[k++] =
+			    (struct detail_other){ .stack = stack };
+		dc->other[k - 1].tasks =
+		    u64_add_sat(dc->other[k - 1].tasks, x->tasks);
+		metrics_add(&dc->other[k - 1].m, &x->m);
+	}
+	dc->nother = k;
+	/* a row's entries are by name first: count the changes */
+	dc->names = 0;
+	for (uint32_t i = 0; i < r->count; i++)
+		dc->names += !i || e[i].name != e[i - 1].name;
+}
+
+/* The others heaviest first by the weighting (ties by stack id), and the
+ * row's entries by the weighting (ties in entry order, by name). */
+static void sort_row(struct detail_cache *dc, const struct window *w,
+                     const struct fold_row *r, enum metric mt, bool ascending)
+{
+	const struct fold_entry *e = w->entries + r->first;
+
+	for (size_t i = 0; i < dc->nother; i++) {
+		dc->keys[i] = ~dc->other[i].m.v[mt];
+		dc->oorder[i] = (uint32_t)i;
+	}
+	sort_radix(dc->keys, dc->oorder, dc->tkeys, dc->tvals, dc->nother);
+	for (uint32_t i = 0; i < r->count; i++) {
+		uint64_t v = e[i].m.v[mt];
+		dc->keys[i] = ascending ? v : ~v;
+		dc->torder[i] = i;
+	}
+	sort_radix(dc->keys, dc->torder, dc->tkeys, dc->tvals, r->count);
+}
+
+enum status detail_prepare(struct detail_cache *dc, const struct detail_in *in)
+{
+	size_t row = detail_row(in);
+	const struct fold_row *r;
+
+	if (row == SIZE_MAX)
+		return STATUS_OK; /* the draw says the row is gone */
+	r = &in->w->rows[row];
+	if (dc->m != in->m || dc->w != in->w || dc->seq != in->w->seq ||
+	    !grouping_eq(dc->g, in->w->group) || dc->row != row) {
+		*dc = (struct detail_cache){
+			.other = dc->other,
+			.oorder = dc->oorder,
+			.torder = dc->torder,
+			.keys = dc->keys,
+			.tkeys = dc->tkeys,
+			.tvals = dc->tvals,
+			.other_cap = dc->other_cap,
+			.oorder_cap = dc->oorder_cap,
+			.torder_cap = dc->torder_cap,
+			.keys_cap = dc->keys_cap,
+			.tkeys_cap = dc->tkeys_cap,
+			.tvals_cap = dc->tvals_cap,
+		};
+		if (cache_grow(dc, r->count) != STATUS_OK)
+			return STATUS_NOMEM;
+		fold_others(dc, in->w, r);
+		dc->m = in->m;
+		dc->w = in->w;
+		dc->seq = in->w->seq;
+		dc->g = in->w->group;
+		dc->row = row;
+		dc->folded = true;
+	}
+	if (dc->sorted && dc->metric == in->metric &&
+	    dc->ascending == in->ascending)
+		return STATUS_OK;
+	sort_row(dc, in->w, r, in->metric, in->ascending);
+	dc->metric = in->metric;
+	dc->ascending = in->ascending;
+	dc->sorted = true;
+	return STATUS_OK;
+}
+
+/* The cache of in, when it holds in's row as in orders it; else NULL. */
+static const struct detail_cache *cache_of(const struct detail_in *in,
+                                           size_t row)
+{
+	const struct detail_cache *dc = in->cache;
+
+	if (!dc || !dc->folded || !dc->sorted || dc->m != in->m ||
+	    dc->w != in->w || dc->seq != in->w->seq || dc->row != row ||
+	    dc->metric != in->metric || dc->ascending != in->ascending)
+		return NULL;
+	return dc;
 }
 
 size_t detail_count(const struct detail_in *in)
 {
-	size_t i = detail_row(in), depth = 0, n = 0;
-	struct other *o;
+	size_t i = detail_row(in), depth = 0;
+	const struct detail_cache *dc = i == SIZE_MAX ? NULL : cache_of(in, i);
+	size_t n = dc ? dc->nother : 0;
 
 	if (i == SIZE_MAX)
 		return 1;
 	(void)model_stack(in->m, in->stack, &depth);
-	/* out of memory counts none: the draw then says so */
-	(void)others(in, &in->w->rows[i], &o, &n);
-	mem_free(o);
+	/* without a cache (out of memory) none are counted: the draw says so */
 	return DETAIL_FIXED + depth + size_min(n, OTHER_MAX) + (n > OTHER_MAX) +
 	       in->w->rows[i].count;
 }
@@ -294,55 +330,141 @@ static void metrics(struct out *o, const struct detail_in *in,
 	figures(o, r);
 }
 
-/* The weighting for this stack in each kept window, oldest first, as
- * eighth-height bars scaled to the largest; a window without the stack
- * is a space. */
+size_t spark_columns(size_t cols)
+{
+	return size_min(cols > 60 ? cols - 60 : 1, SPARK_MAX);
+}
+
+/* The row's figures in kept window w into *v; false when w has none of
+ * its entries.  *cost gets the entries looked at. */
+static bool sum_row(const struct window *w, struct grouping g, uint32_t stack,
+                    uint32_t name, struct metrics *v, size_t *cost)
+{
+	bool any = false;
+
+	memset(v, 0, sizeof(*v));
+	if (g.key == GROUP_SPAWN) {
+		size_t r = window_find_row(w, stack);
+		const struct fold_row *row = r == SIZE_MAX ? NULL : &w->rows[r];
+
+		*cost = 1;
+		if (!row || !g.by_name) {
+			if (row)
+				*v = row->m;
+			return row != NULL;
+		}
+		/* split by name: the row's entries of that name */
+		*cost += row->count;
+		for (uint32_t i = row->first; i < row->first + row->count; i++)
+			if (w->entries[i].name == name) {
+				metrics_add(v, &w->entries[i].m);
+				any = true;
+			}
+		return any;
+	}
+	/* by parked-at stack: no index of a kept window has it */
+	*cost = w->nentries;
+	for (size_t i = 0; i < w->nentries; i++) {
+		const struct fold_entry *e = &w->entries[i];
+
+		if (e->parked == stack && (!g.by_name || e->name == name)) {
+			metrics_add(v, &e->m);
+			any = true;
+		}
+	}
+	return any;
+}
+
+void spark_update(struct spark *sp, const struct model *m, struct grouping g,
+                  uint32_t stack, uint32_t name, size_t ncols, size_t budget)
+{
+	size_t n = model_window_count(m), from, k = 0;
+	struct spark old = *sp;
+
+	if (sp->m != m || !grouping_eq(sp->g, g) || sp->stack != stack ||
+	    sp->name != name)
+		old.n = 0;
+	ncols = size_min(ncols, SPARK_MAX);
+	from = n > ncols ? n - ncols : 0;
+	*sp = (struct spark){
+		.m = m, .g = g, .stack = stack, .name = name, .n = n - from
+	};
+	/* both in seq order: keep what was summed for a window still here */
+	for (size_t i = 0; i < sp->n; i++) {
+		const struct window *w = model_window(m, from + i);
+
+		sp->seq[i] = w->seq;
+		while (k < old.n && old.seq[k] < w->seq)
+			k++;
+		if (k < old.n && old.seq[k] == w->seq && old.done[k]) {
+			sp->v[i] = old.v[k];
+			sp->have[i] = old.have[k];
+			sp->done[i] = true;
+		}
+	}
+	/* the newest first: they are what the eye reads */
+	for (size_t i = sp->n; i-- > 0;) {
+		size_t cost = 0;
+
+		if (sp->done[i])
+			continue;
+		if (!budget) {
+			sp->pending++;
+			continue;
+		}
+		sp->have[i] = sum_row(model_window(m, from + i), g, stack, name,
+		                      &sp->v[i], &cost);
+		sp->done[i] = true;
+		budget -= size_min(cost, budget);
+	}
+}
+
+/* The weighting for this row in each kept window, oldest first, as
+ * eighth-height bars scaled to the largest; a window without the row is a
+ * space, one not summed yet a dot. */
 static void sparkline(struct out *o, const struct detail_in *in)
 {
-	size_t n = model_window_count(in->m), from, cols;
-	uint64_t v[SPARK_MAX], max = 0;
-	bool have[SPARK_MAX];
+	const struct spark *sp = in->spark;
+	size_t n;
+	uint64_t max = 0;
 	struct screen_line *l = next(o);
-	char head[32], tail[96], hi[HUMAN_BUFSZ];
+	char head[32], tail[128], hi[HUMAN_BUFSZ];
 
 	if (!l)
 		return;
-	if (in->w->group.key != GROUP_SPAWN || in->w->group.by_name) {
-		/* the kept windows are by spawn stack: deriving each one
-		 * again per draw would cost a sort of every entry */
-		line_puts(l, EL_DIM,
-		          " history      of spawn stacks only: a and n go back",
-		          line_room(o->s, l), o->flags);
-		return;
-	}
-	/* the newest windows that fit beside the texts */
-	cols = o->s->cols > 60 ? o->s->cols - 60 : 1;
-	cols = size_min(cols, SPARK_MAX);
-	from = n > cols ? n - cols : 0;
-	for (size_t i = from; i < n; i++) {
-		const struct window *w = model_window(in->m, i);
-		size_t r = w ? window_find_row(w, in->stack) : SIZE_MAX;
-
-		have[i - from] = r != SIZE_MAX;
-		v[i - from] = r != SIZE_MAX ? w->rows[r].m.v[in->metric] : 0;
-		max = v[i - from] > max ? v[i - from] : max;
-	}
 	snprintf(head, sizeof(head), " %-12s", "history");
 	line_puts(l, EL_NORMAL, head, line_room(o->s, l), o->flags);
-	for (size_t i = 0; i < n - from; i++) {
+	if (!sp) {
+		line_puts(l, EL_DIM, "-", line_room(o->s, l), o->flags);
+		return;
+	}
+	n = sp->n;
+	for (size_t i = 0; i < n; i++)
+		if (sp->done[i] && sp->have[i])
+			max = sp->v[i].v[in->metric] > max
+			          ? sp->v[i].v[in->metric]
+			          : max;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = sp->v[i].v[in->metric];
 		unsigned level =
-		    max ? (unsigned)((double)v[i] / (double)max * 7.0 + 0.5)
-		        : 0;
-		line_puts(l, EL_BAR,
-		          have[i] ? glyph((enum glyph)(GLYPH_SPARK_1 + level),
-		                          o->flags)
-		                  : " ",
-		          line_room(o->s, l), o->flags);
+		    max ? (unsigned)((double)v / (double)max * 7.0 + 0.5) : 0;
+		line_puts(
+		    l, EL_BAR,
+		    !sp->done[i] ? "."
+		    : sp->have[i]
+		        ? glyph((enum glyph)(GLYPH_SPARK_1 + level), o->flags)
+		        : " ",
+		    line_room(o->s, l), o->flags);
 	}
 	human_metric(hi, sizeof(hi), in->metric, max);
-	snprintf(tail, sizeof(tail), "  %s in the last %zu window%s, top %s",
-	         metric_name(in->metric), n - from, n - from == 1 ? "" : "s",
-	         hi);
+	if (sp->pending)
+		snprintf(tail, sizeof(tail),
+		         "  %s in the last %zu windows, %zu still to sum",
+		         metric_name(in->metric), n, sp->pending);
+	else
+		snprintf(tail, sizeof(tail),
+		         "  %s in the last %zu window%s, top %s",
+		         metric_name(in->metric), n, n == 1 ? "" : "s", hi);
 	line_puts(l, EL_DIM, tail, line_room(o->s, l), o->flags);
 }
 
@@ -353,16 +475,12 @@ static const char *other_what(const struct window *w)
 }
 
 /* The row's other stacks, a line each, leaf first, heaviest first. */
-static enum status other_stacks(struct out *o, const struct detail_in *in,
-                                const struct fold_row *r, struct buf *tmp)
+static void other_stacks(struct out *o, const struct detail_in *in,
+                         const struct detail_cache *dc, struct buf *tmp)
 {
-	struct other *ot;
-	size_t n;
+	size_t n = dc->nother;
 	char head[128], v[HUMAN_BUFSZ];
-	enum status st = others(in, r, &ot, &n);
 
-	if (st != STATUS_OK)
-		return st;
 	snprintf(head, sizeof(head), "%s: %zu stack%s, by %s (leaf%sroot):",
 	         in->w->group.key == GROUP_PARKED ? "Spawned at" : "Parked at",
 	         n, n == 1 ? "" : "s", metric_name(in->metric),
@@ -370,17 +488,18 @@ static enum status other_stacks(struct out *o, const struct detail_in *in,
 	text_line(o, EL_TITLE, head);
 	for (size_t i = 0; i < size_min(n, OTHER_MAX); i++) {
 		struct screen_line *l = next(o);
+		const struct detail_other *ot = &dc->other[dc->oorder[i]];
 		size_t sw = 0;
 
 		if (!l)
 			continue;
-		human_metric(v, sizeof(v), in->metric, ot[i].v);
+		human_metric(v, sizeof(v), in->metric, ot->m.v[in->metric]);
 		line_right(l, EL_KEYCOL, v, 9, o->flags);
-		human_count(v, sizeof(v), ot[i].tasks);
+		human_count(v, sizeof(v), ot->tasks);
 		line_right(l, EL_NORMAL, v, LAYOUT_TASKS_COLS, o->flags);
 		line_pad(l, EL_NORMAL, l->width + 2);
 		buf_reset(tmp);
-		if (render_stack(tmp, in->m, ot[i].stack, line_room(o->s, l),
+		if (render_stack(tmp, in->m, ot->stack, line_room(o->s, l),
 		                 o->flags, &sw) == STATUS_OK)
 			line_put(l, EL_NORMAL, buf_view(tmp), sw, o->flags);
 	}
@@ -390,8 +509,6 @@ static enum status other_stacks(struct out *o, const struct detail_in *in,
 		text_line(o, EL_DIM, head);
 	}
 	text_line(o, EL_NORMAL, "");
-	mem_free(ot);
-	return STATUS_OK;
 }
 
 static void task_row(struct out *o, const struct detail_in *in,
@@ -430,19 +547,16 @@ static void task_row(struct out *o, const struct detail_in *in,
 		line_put(l, EL_DIM, buf_view(tmp), sw, o->flags);
 }
 
-static enum status tasks(struct out *o, const struct detail_in *in,
-                         const struct fold_row *r, struct buf *tmp)
+static void tasks(struct out *o, const struct detail_in *in,
+                  const struct fold_row *r, const struct detail_cache *dc,
+                  struct buf *tmp)
 {
 	const struct fold_entry *e = in->w->entries + r->first;
 	struct layout lay;
-	struct ranked rk;
 	struct screen_line *l;
 	char head[128], tn[HUMAN_BUFSZ];
-	uint32_t names = 0;
+	uint32_t names = dc->names;
 
-	/* a row's entries are by name first: count the changes */
-	for (uint32_t i = 0; i < r->count; i++)
-		names += !i || e[i].name != e[i - 1].name;
 	human_count(tn, sizeof(tn), r->tasks);
 	snprintf(head, sizeof(head),
 	         "Tasks folded into this row: %u name%s, %s task%s, by %s:",
@@ -463,23 +577,9 @@ static enum status tasks(struct out *o, const struct detail_in *in,
 		line_right(l, EL_TITLE, "TASKS", LAYOUT_TASKS_COLS, o->flags);
 		line_puts(l, EL_TITLE, "  NAME", line_room(o->s, l), o->flags);
 	}
-	if (o->row >= o->end)
-		return STATUS_OK;
-	if (rank_alloc(&rk, r->count) != STATUS_OK) {
-		rank_free(&rk);
-		return STATUS_NOMEM;
-	}
 	/* by the weighting, ties in entry order (by name) */
-	for (uint32_t i = 0; i < r->count; i++) {
-		uint64_t v = e[i].m.v[in->metric];
-		rk.keys[i] = in->ascending ? v : ~v;
-		rk.vals[i] = i;
-	}
-	sort_radix(rk.keys, rk.vals, rk.tkeys, rk.tvals, r->count);
 	for (uint32_t i = 0; i < r->count && o->row < o->end; i++)
-		task_row(o, in, &lay, &e[rk.vals[i]], tmp);
-	rank_free(&rk);
-	return STATUS_OK;
+		task_row(o, in, &lay, &e[dc->torder[i]], tmp);
 }
 
 enum status detail_draw(const void *ctx, const struct render_in *rin,
@@ -493,6 +593,7 @@ enum status detail_draw(const void *ctx, const struct render_in *rin,
 		         .flags = rin->flags };
 	struct screen_line *t = &s->lines[top];
 	size_t r = detail_row(in);
+	const struct detail_cache *dc;
 	struct buf tmp;
 	enum status st;
 
@@ -519,9 +620,15 @@ enum status detail_draw(const void *ctx, const struct render_in *rin,
 	metrics(&o, in, &in->w->rows[r], &tmp);
 	sparkline(&o, in);
 	text_line(&o, EL_NORMAL, "");
-	st = other_stacks(&o, in, &in->w->rows[r], &tmp);
-	if (st == STATUS_OK)
-		st = tasks(&o, in, &in->w->rows[r], &tmp);
+	dc = cache_of(in, r);
+	if (dc) {
+		other_stacks(&o, in, dc, &tmp);
+		tasks(&o, in, &in->w->rows[r], dc, &tmp);
+	} else {
+		text_line(&o, EL_ERROR,
+		          "out of memory sorting the tasks of this row");
+	}
+	st = STATUS_OK;
 	if (buf_status(&tmp) != STATUS_OK)
 		st = buf_status(&tmp);
 	buf_fini(&tmp);

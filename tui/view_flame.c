@@ -76,7 +76,10 @@ static enum status children(struct flame *f, struct tree *t, enum metric metric,
 
 	if (!total || !n->kids)
 		return STATUS_OK;
-	if (tree_children(t, f->boxes[b].node) != STATUS_OK)
+	/* only the callees a column wide or more are made */
+	if (tree_wide_children(t, f->boxes[b].node, metric,
+	                       (uint64_t)((double)total / (double)w)) !=
+	    STATUS_OK)
 		return STATUS_NOMEM;
 	n = &t->nodes[f->boxes[b].node];
 	if (mem_grow(&f->keys, &f->keys_cap, n->nchild, sizeof(*f->keys)) ||

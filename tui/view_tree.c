@@ -12,6 +12,9 @@
 #include "tui/grouped.h"
 #include "tui/line.h"
 
+/* Up to this many callees, a frame the flame lays out gets them all. */
+#define WIDE_FEW 64
+
 /* Columns of the value, share and tasks cells before the tree. */
 #define TREE_VALUE_COLS 9
 #define TREE_SHARE_COLS 8
@@ -33,6 +36,8 @@ void tree_fini(struct tree *t)
 	mem_free(t->vals);
 	mem_free(t->tvals);
 	mem_free(t->stack);
+	mem_free(t->rowf);
+	mem_free(t->rowd);
 	tree_init(t);
 }
 
@@ -139,12 +144,22 @@ uint64_t tree_path(const uint32_t *frames, size_t n)
 	return h;
 }
 
-/* The root only: its sums are the window's, its callees come later. */
-static enum status build(struct tree *t, const struct window *w)
+/* The root only: its sums are the window's, its callees come later; and
+ * each row's frames. */
+static enum status build(struct tree *t, const struct model *m,
+                         const struct window *w)
 {
 	struct tree_node *root;
 
 	t->n = 0;
+	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
+	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
+		return STATUS_NOMEM;
+	for (size_t r = 0; r < w->nrows; r++) {
+		size_t d = 0;
+		t->rowf[r] = model_stack(m, w->rows[r].stack, &d);
+		t->rowd[r] = (uint32_t)d;
+	}
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
 	root = &t->nodes[0];
@@ -155,6 +170,17 @@ static enum status build(struct tree *t, const struct window *w)
 	return STATUS_OK;
 }
 
+/* Forgets the callees a wide build made (they stay in nodes, unlinked,
+ * until the tree is built again). */
+static void unlink_wide(struct tree_node *n)
+{
+	if (!n->wide)
+		return;
+	n->first_child = n->last_child = TREE_NONE;
+	n->nchild = 0;
+	n->wide = false;
+}
+
 enum status tree_children(struct tree *t, uint32_t node)
 {
 	const struct window *w = t->w;
@@ -162,9 +188,10 @@ enum status tree_children(struct tree *t, uint32_t node)
 
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
+	unlink_wide(&t->nodes[node]);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
-		size_t d = 0;
-		const uint32_t *f = model_stack(t->m, w->rows[r].stack, &d);
+		size_t d = t->rowd[r];
+		const uint32_t *f = t->rowf[r];
 		struct tree_node *c;
 
 		/* a stack that ends here: its figures are the node's own */
@@ -185,6 +212,109 @@ enum status tree_children(struct tree *t, uint32_t node)
 	return STATUS_OK;
 }
 
+/* A run of rows: a callee, and its value of the weighting. */
+struct run {
+	uint32_t frame, r0, r1;
+	bool deeper;
+	uint64_t v;
+};
+
+/* The node of run u under node, its sums from its rows. */
+static enum status run_node(struct tree *t, uint32_t node, const struct run *u)
+{
+	uint32_t c = new_node(t, node, u->frame);
+	struct tree_node *cn;
+
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	cn = &t->nodes[c];
+	cn->r0 = u->r0;
+	cn->r1 = u->r1;
+	cn->kids = u->deeper;
+	for (uint32_t k = u->r0; k < u->r1; k++)
+		add_to(cn, &t->w->rows[k]);
+	return STATUS_OK;
+}
+
+/* run_node for a run at least min (and not 0). */
+static enum status wide_node(struct tree *t, uint32_t node, const struct run *u,
+                             uint64_t min)
+{
+	return u->v >= min && u->v ? run_node(t, node, u) : STATUS_OK;
+}
+
+enum status tree_wide_children(struct tree *t, uint32_t node,
+                               enum metric metric, uint64_t min)
+{
+	const struct window *w = t->w;
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r1 = n->r1, r = n->r0;
+	struct run few[WIDE_FEW];
+	size_t runs = 0;
+
+	if (n->built || !w ||
+	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
+		return STATUS_OK;
+	unlink_wide(&t->nodes[node]);
+	/* each callee is a run of rows with the same frame at depth; only
+	 * the weighting is summed here, the rest for the nodes made */
+	while (r < r1) {
+		struct run u = { .r0 = r };
+
+		if (t->rowd[r] <= depth) { /* the node's own figures */
+			r++;
+			continue;
+		}
+		u.frame = t->rowf[r][depth];
+		for (; r < r1 && t->rowd[r] > depth &&
+		       t->rowf[r][depth] == u.frame;
+		     r++) {
+			u.v = u64_add_sat(u.v, w->rows[r].m.v[metric]);
+			u.deeper |= t->rowd[r] > depth + 1;
+		}
+		u.r1 = r;
+		if (runs < WIDE_FEW) {
+			few[runs++] = u;
+			continue;
+		}
+		/* many: the wide ones held back among the first, then this */
+		for (size_t k = 0; runs == WIDE_FEW && k < WIDE_FEW; k++)
+			if (wide_node(t, node, &few[k], min) != STATUS_OK)
+				return STATUS_NOMEM;
+		runs++;
+		if (wide_node(t, node, &u, min) != STATUS_OK)
+			return STATUS_NOMEM;
+	}
+	if (runs > WIDE_FEW) {
+		t->nodes[node].wide = true;
+		t->nodes[node].wide_metric = metric;
+		t->nodes[node].wide_min = min;
+		return STATUS_OK;
+	}
+	/* few callees: all of them, from this scan, so another weighting
+	 * scans no more (only a frame with many narrow callees is scanned
+	 * per weighting) */
+	for (size_t k = 0; k < runs; k++)
+		if (run_node(t, node, &few[k]) != STATUS_OK)
+			return STATUS_NOMEM;
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+/* Room for n nodes in the flattening and its sorts. */
+static enum status scratch(struct tree *t, size_t n)
+{
+	n = n ? n : 1;
+	if (mem_grow(&t->shown, &t->shown_cap, n, sizeof(*t->shown)) ||
+	    mem_grow(&t->stack, &t->stack_cap, n, sizeof(*t->stack)) ||
+	    mem_grow(&t->keys, &t->keys_cap, n, sizeof(*t->keys)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, n, sizeof(*t->tkeys)) ||
+	    mem_grow(&t->vals, &t->vals_cap, n, sizeof(*t->vals)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, n, sizeof(*t->tvals)))
+		return STATUS_NOMEM;
+	return STATUS_OK;
+}
+
 /* Pushes the children of node, sorted, on the DFS stack (*sp entries),
  * the first to show on top. */
 static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
@@ -192,16 +322,16 @@ static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
 	const struct tree_node *n;
 	size_t k = 0;
 
-	if (tree_children(t, node) != STATUS_OK)
-		return STATUS_NOMEM;
+	if (!t->nodes[node].built) {
+		if (tree_children(t, node) != STATUS_OK ||
+		    scratch(t, t->n) != STATUS_OK)
+			return STATUS_NOMEM;
+	}
 	n = &t->nodes[node];
-	if (mem_grow(&t->keys, &t->keys_cap, n->nchild, sizeof(*t->keys)) ||
-	    mem_grow(&t->tkeys, &t->tkeys_cap, n->nchild, sizeof(*t->tkeys)) ||
-	    mem_grow(&t->vals, &t->vals_cap, n->nchild, sizeof(*t->vals)) ||
-	    mem_grow(&t->tvals, &t->tvals_cap, n->nchild, sizeof(*t->tvals)) ||
-	    mem_grow(&t->stack, &t->stack_cap, *sp + n->nchild,
-	             sizeof(*t->stack)))
-		return STATUS_NOMEM;
+	if (n->nchild == 1) { /* most nodes of a deep tree: nothing to sort */
+		t->stack[(*sp)++] = n->first_child;
+		return STATUS_OK;
+	}
 	for (uint32_t c = n->first_child; c != TREE_NONE;
 	     c = t->nodes[c].next_sibling, k++) {
 		uint64_t v = t->nodes[c].m.v[t->metric];
@@ -227,16 +357,21 @@ static void scroll(struct tree *t)
 
 static enum status flatten(struct tree *t)
 {
-	size_t sp = 0;
-	enum status st = push_children(t, 0, &sp);
+	size_t sp = 0, found = SIZE_MAX;
+	enum status st;
 
+	/* a node is shown once and pushed once: the node count bounds all
+	 * (grown again when building callees makes nodes) */
+	if (scratch(t, t->n) != STATUS_OK)
+		return STATUS_NOMEM;
+	st = push_children(t, 0, &sp);
 	t->nshown = 0;
 	while (st == STATUS_OK && sp) {
 		uint32_t id = t->stack[--sp];
 
-		if (mem_grow(&t->shown, &t->shown_cap, t->nshown + 1,
-		             sizeof(*t->shown)))
-			return STATUS_NOMEM;
+		/* the selection stays on its path, else on its position */
+		if (found == SIZE_MAX && t->nodes[id].path == t->sel_path)
+			found = t->nshown;
 		t->shown[t->nshown++] = id;
 		if (t->nodes[id].expanded && t->nodes[id].kids)
 			st = push_children(t, id, &sp);
@@ -245,12 +380,8 @@ static enum status flatten(struct tree *t)
 		t->nshown = 0;
 		return st;
 	}
-	/* the selection stays on its path, else on its position */
-	for (size_t i = 0; i < t->nshown; i++)
-		if (t->nodes[t->shown[i]].path == t->sel_path) {
-			t->sel = i;
-			break;
-		}
+	if (found != SIZE_MAX)
+		t->sel = found;
 	if (t->sel >= t->nshown)
 		t->sel = t->nshown ? t->nshown - 1 : 0;
 	if (t->nshown)
@@ -269,7 +400,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
-	st = build(t, w);
+	st = build(t, m, w);
 	if (st != STATUS_OK) {
 		t->n = t->nshown = 0;
 		return st;

@@ -31,6 +31,11 @@ struct tree_node {
 	uint32_t r0, r1; /* the window's rows under it */
 	bool kids;       /* it has callees (known before they are built) */
 	bool built;      /* its callees are nodes */
+	/* only its callees of wide_min or more in wide_metric are nodes (the
+	 * flame's, tree_wide_children); built is false */
+	bool wide;
+	enum metric wide_metric;
+	uint64_t wide_min;
 	bool expanded;
 	uint64_t path; /* hash of the frames from the root */
 	uint64_t tasks;
@@ -61,6 +66,11 @@ struct tree {
 	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
 	uint32_t *stack;
 	size_t stack_cap;
+	/* each row's frames and depth, looked up once per window (a lookup
+	 * per row and level cost the flame's first draw most of its time) */
+	const uint32_t **rowf;
+	uint32_t *rowd;
+	size_t rowf_cap, rowd_cap;
 };
 
 void tree_init(struct tree *t);
@@ -80,6 +90,12 @@ enum status tree_sync(struct tree *t, const struct model *m,
 
 /* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
 enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
+
+/* Makes only the callees of node whose value of metric is min or more
+ * (what the flame can draw: at least a column wide), once per metric and
+ * min; a later tree_children makes them all.  STATUS_NOMEM. */
+enum status tree_wide_children(struct tree *t, uint32_t node,
+                               enum metric metric, uint64_t min) MUST_CHECK;
 
 /* The path of frames[0 .. n) from the root, as nodes' path. */
 uint64_t tree_path(const uint32_t *frames, size_t n);
