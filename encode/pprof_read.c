@@ -100,6 +100,10 @@ struct rd {
 	size_t type_of[METRIC_COUNT]; /* sample_type index of each metric */
 	unsigned char *kind;          /* per string: KIND_* */
 	struct idmap maps, locs, funcs;
+	/* The frames of every location, resolved once: location i's are
+	 * lframe[lstart[i]] to lframe[lstart[i + 1]], root side first. */
+	struct strview *lframe;
+	size_t *lstart;
 	uint32_t *sloc;   /* per location id of every sample: its index */
 	size_t maxdepth;  /* most frames in one sample */
 	int64_t *task;    /* per sample: string of its task label, or 0 */
@@ -285,14 +289,45 @@ static enum status check_strings(struct rd *r)
 	return STATUS_OK;
 }
 
-/* Lines of every location resolve to a function. */
+static struct strview str_at(const struct rd *r, int64_t i)
+{
+	const ProtobufCBinaryData *s = &r->p->string_table[i];
+
+	return sv_n((const char *)s->data, s->len);
+}
+
+/* A function's frame text: its name, else its system name. */
+static struct strview function_frame(const struct rd *r, uint32_t fi)
+{
+	const Perftools__Profiles__Function *f = r->p->function[fi];
+	struct strview v = str_at(r, f->name);
+
+	return v.len ? v : str_at(r, f->system_name);
+}
+
+/* Lines of every location resolve to a function; each location's frames
+ * are resolved here once, not again for every sample that names it. */
 static enum status check_locations(struct rd *r)
 {
 	const Perftools__Profiles__Profile *p = r->p;
+	size_t nlines = 0;
 	uint32_t idx;
 
 	for (size_t i = 0; i < p->n_location; i++) {
+		if (p->location[i]->n_line > SIZE_MAX / 2 - nlines)
+			return STATUS_NOMEM;
+		nlines += p->location[i]->n_line;
+	}
+	r->lstart =
+	    mem_realloc_array(NULL, p->n_location + 1, sizeof(*r->lstart));
+	r->lframe =
+	    mem_realloc_array(NULL, nlines ? nlines : 1, sizeof(*r->lframe));
+	if (!r->lstart || !r->lframe)
+		return STATUS_NOMEM;
+	r->lstart[0] = 0;
+	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
+		size_t at = r->lstart[i];
 		if (l->n_line == 0)
 			return bad(r, "location id %llu has no line",
 			           (unsigned long long)l->id);
@@ -305,7 +340,11 @@ static enum status check_locations(struct rd *r)
 				    (unsigned long long)l->id,
 				    (unsigned long long)l->line[j]
 				        ->function_id);
+			/* line 0 is the leaf side: frames go root first */
+			r->lframe[at + l->n_line - 1 - j] =
+			    function_frame(r, idx);
 		}
+		r->lstart[i + 1] = at + l->n_line;
 	}
 	return STATUS_OK;
 }
@@ -433,7 +472,8 @@ static enum status check_samples(struct rd *r)
 				    "sample %zu names location id %llu, which does not exist",
 				    i + 1,
 				    (unsigned long long)s->location_id[j]);
-			depth += p->location[r->sloc[k]]->n_line;
+			depth +=
+			    r->lstart[r->sloc[k] + 1] - r->lstart[r->sloc[k]];
 		}
 		if (depth > r->maxdepth)
 			r->maxdepth = depth;
@@ -521,13 +561,6 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 	return STATUS_OK;
 }
 
-static struct strview str_at(const struct rd *r, int64_t i)
-{
-	const ProtobufCBinaryData *s = &r->p->string_table[i];
-
-	return sv_n((const char *)s->data, s->len);
-}
-
 static enum status feed(struct rd *r, const struct sample_sink *sink)
 {
 	const Perftools__Profiles__Profile *p = r->p;
@@ -549,20 +582,11 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 
 		k += s->n_location_id;
 		for (size_t j = s->n_location_id; j > 0; j--) {
-			const Perftools__Profiles__Location *l =
-			    p->location[r->sloc[k - s->n_location_id + j - 1]];
-			for (size_t n = l->n_line; n > 0; n--) {
-				uint32_t fi = 0;
-				const Perftools__Profiles__Function *f;
-				(void)idmap_find(&r->funcs,
-				                 l->line[n - 1]->function_id,
-				                 &fi);
-				f = p->function[fi];
-				frames[d] = str_at(r, f->name);
-				if (frames[d].len == 0)
-					frames[d] = str_at(r, f->system_name);
-				d++;
-			}
+			uint32_t li = r->sloc[k - s->n_location_id + j - 1];
+			size_t n = r->lstart[li + 1] - r->lstart[li];
+			memcpy(frames + d, r->lframe + r->lstart[li],
+			       n * sizeof(*frames));
+			d += n;
 		}
 		memset(&smp, 0, sizeof(smp));
 		smp.frames = frames;
@@ -645,6 +669,8 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 	mem_free(r.maps.v);
 	mem_free(r.locs.v);
 	mem_free(r.funcs.v);
+	mem_free(r.lframe);
+	mem_free(r.lstart);
 	mem_free(r.sloc);
 	mem_free(r.task);
 	mem_free(r.ntasks);
@@ -688,91 +714,6 @@ enum status pprof_decode(const void *data, size_t len,
 		           lim->max_bytes);
 	else if (err && errsz && !err[0])
 		(void)fail(err, errsz, st, "gzip: %s", status_str(st));
-	buf_fini(&b);
-	return st;
-}
-
-static enum status sys_fail(char *err, size_t errsz, const char *what, int e)
-{
-	char msg[128];
-
-	if (strerror_r(e, msg, sizeof(msg)) != 0)
-		snprintf(msg, sizeof(msg), "error %d", e);
-	return fail(err, errsz, STATUS_IO, "%s: %s", what, msg);
-}
-
-enum status pprof_load(const char *path, const struct load_limits *lim,
-                       const struct sample_sink *sink, char *err, size_t errsz)
-{
-	struct load_limits def = { LOAD_MAX_BYTES_DEFAULT,
-		                   LOAD_MAX_SAMPLES_DEFAULT };
-	char chunk[65536];
-	struct stat sb;
-	struct buf b;
-	enum status st;
-	ssize_t n;
-	int fd;
-
-	if (err && errsz)
-		err[0] = '\0';
-	if (!path || !sink)
-		return fail(err, errsz, STATUS_INVAL, "invalid argument");
-	if (!lim)
-		lim = &def;
-	/* O_NONBLOCK: a FIFO must not hold the open until a writer comes; only
-	 * a regular file is read, and it ignores the flag. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return sys_fail(err, errsz, "cannot open", errno);
-	if (fstat(fd, &sb) != 0) {
-		st = sys_fail(err, errsz, "cannot stat", errno);
-		close(fd);
-		return st;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return fail(err, errsz, STATUS_IO, "is a directory");
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
-		return fail(err, errsz, STATUS_IO, "not a regular file");
-	}
-	if (lim->max_bytes && (uintmax_t)sb.st_size > lim->max_bytes) {
-		close(fd);
-		return fail(err, errsz, STATUS_TOO_LARGE,
-		            "file of %jd bytes, over the limit of %zu",
-		            (intmax_t)sb.st_size, lim->max_bytes);
-	}
-	buf_init(&b);
-	b.limit = lim->max_bytes;
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n == 0)
-			break;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			st = sys_fail(err, errsz, "cannot read", errno);
-			goto out;
-		}
-		if (buf_add(&b, chunk, (size_t)n) != STATUS_OK) {
-			st = buf_status(&b);
-			if (st == STATUS_LIMIT)
-				st = fail(err, errsz, STATUS_TOO_LARGE,
-				          "file over the limit of %zu bytes",
-				          lim->max_bytes);
-			else
-				st = fail(err, errsz, st, "out of memory");
-			goto out;
-		}
-	}
-	if (b.len == 0) {
-		st = fail(err, errsz, STATUS_MALFORMED, "empty file");
-		goto out;
-	}
-	st = pprof_decode(b.data, b.len, lim, sink, err, errsz);
-out:
-	close(fd);
 	buf_fini(&b);
 	return st;
 }
