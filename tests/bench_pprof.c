@@ -87,7 +87,7 @@ static enum status gzip_pprof(const struct buf *in, struct buf *out)
 	return gzip_at(OUT_GZIP_PPROF, in, out);
 }
 
-/* Every zlib level on the encoded profile: time and size, to choose by */
+/* Every gzip level on the encoded profile: time and size, to choose by */
 static void gzip_levels(const struct buf *raw, int runs, double *t)
 {
 	for (int level = 1; level <= 9; level++) {

@@ -101,7 +101,7 @@ static void round_trip(const void *data, size_t len, int level, size_t *gzlen)
 	gz_compress(data, len, level, &z);
 	ck_assert(gzip_is(z.data, z.len));
 	ck_assert_uint_eq((unsigned char)z.data[2], 8); /* deflate */
-	/* zlib's XFL: 4 for levels 0-1, 2 for 9, else 0 */
+	/* XFL: 4 for levels 0-1, 2 for 9, else 0 */
 	ck_assert_uint_eq((unsigned char)z.data[8], level < 2    ? 4
 	                                            : level == 9 ? 2
 	                                                         : 0);
@@ -130,7 +130,8 @@ START_TEST(gzip_round_trips)
 
 	ck_assert_ptr_nonnull(rnd);
 	round_trip("", 0, 6, &n);
-	ck_assert_uint_eq(n, 20); /* 10 header + 2 empty block + 8 trailer */
+	/* 10 header + an empty stored block (5) + 8 trailer */
+	ck_assert_uint_eq(n, 23);
 	round_trip("hello, gzip", 11, 6, NULL);
 	fill_random(rnd, MIB, 42);
 	round_trip(rnd, MIB, 6, &n);
@@ -421,8 +422,12 @@ static enum status torture_chain(void *ctx)
 		st = out_write(gz, t->text, strlen(t->text));
 	if (st == STATUS_OK)
 		st = out_finish(gz);
+	/* the filter's own buffers fail as the sink's do */
 	if (st != STATUS_OK)
-		ck_assert_str_eq(out_error(gz), "memory buffer: out of memory");
+		ck_assert_msg(strcmp(out_error(gz),
+		                     "memory buffer: out of memory") == 0 ||
+		                  strcmp(out_error(gz), "out of memory") == 0,
+		              "%s", out_error(gz));
 	out_free(gz);
 	mem_fail_at(0); /* the checks below are not under test */
 	if (st == STATUS_OK) {

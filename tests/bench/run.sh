@@ -96,7 +96,7 @@ END {
 	row("size uncompressed", "encode_bytes", "B")
 	row("size gzip", "gzip_bytes", "B")
 	printf "  %-28s %12s %12s %8s\n", "model fold + commit", ms(c["fold_ms"]), "-", "-"
-	printf "  zlib levels on the encoded profile (size against Go'"'"'s gzip output):\n"
+	printf "  gzip levels (libdeflate) on the encoded profile (size against Go'"'"'s gzip output):\n"
 	for (l = 1; l <= 9; l++)
 		printf "    level %d %10s %10s %8s\n", l, ms(c["gzip_l" l "_ms"]), mb(c["gzip_l" l "_bytes"]), ratio(c["gzip_l" l "_bytes"], g["gzip_bytes"])
 	if (g["encode_ms"] == "") {
