@@ -35,6 +35,10 @@ def pprof():
         small = f.read()
     put("pprof", "small.pb", small)
     put("pprof", "small.pb.gz", gz(small))
+    # two members, the second short, so the reader's room sized by the
+    # last trailer must grow for the first
+    half = len(small) // 2
+    put("pprof", "small-members.pb.gz", gz(small[:half]) + gz(small[half:]))
 
 
 def collapsed():
