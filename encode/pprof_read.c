@@ -526,9 +526,9 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 	if (p->duration_nanos <= 0)
 		return bad(r, "duration_nanos is %" PRId64 ", not a length",
 		           p->duration_nanos);
-	if (lim->max_samples && r->s.n > lim->max_samples)
+	if (lim->max_samples && r->s.seen > lim->max_samples)
 		return fail(r->err, r->errsz, STATUS_TOO_LARGE,
-		            "%zu samples, over the limit of %zu", r->s.n,
+		            "%zu samples, over the limit of %zu", r->s.seen,
 		            lim->max_samples);
 	if (p->n_location > UINT32_MAX || p->n_function > UINT32_MAX ||
 	    p->n_mapping > UINT32_MAX)
@@ -631,7 +631,7 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 	buf_init(&rest);
 	/* the samples read here, the rest of the message by protobuf-c
 	 * (which copies what it keeps) */
-	st = pb_split_samples(data, len, &rest, &r.s);
+	st = pb_split_samples(data, len, lim->max_samples, &rest, &r.s);
 	arena_init(&arena, PB_BLOCK);
 	p = st != STATUS_OK ? NULL
 	                    : perftools__profiles__profile__unpack(

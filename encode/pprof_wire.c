@@ -110,16 +110,19 @@ static enum status numbers(struct rd *r, unsigned wt, uint64_t **arr, size_t *n,
 	}
 	if (wt != WT_LEN || !sub(r, &in))
 		return STATUS_MALFORMED;
-	/* at most one number a byte */
-	if (mem_grow(arr, cap, *n + (size_t)(in.end - in.p), sizeof(**arr)) !=
-	    STATUS_OK)
+	/* a number ends at each byte without the continuation bit */
+	size_t count = 0;
+	for (const uint8_t *q = in.p; q < in.end; q++)
+		count += !(*q & 0x80);
+	if (mem_grow(arr, cap, *n + count, sizeof(**arr)) != STATUS_OK)
 		return STATUS_NOMEM;
-	while (in.p < in.end) {
+	for (; count > 0; count--) {
 		if (!varint(&in, &v))
 			return STATUS_MALFORMED;
 		(*arr)[(*n)++] = v;
 	}
-	return STATUS_OK;
+	/* bytes left: a number cut short (or over 10 bytes) */
+	return in.p == in.end ? STATUS_OK : STATUS_MALFORMED;
 }
 
 static enum status label(struct rd *r, unsigned wt, struct pb_samples *s,
@@ -193,7 +196,8 @@ static enum status sample(struct rd *in, struct pb_samples *s, size_t *nloc,
 	return STATUS_OK;
 }
 
-enum status pb_split_samples(const uint8_t *data, size_t len, struct buf *rest,
+enum status pb_split_samples(const uint8_t *data, size_t len,
+                             size_t max_samples, struct buf *rest,
                              struct pb_samples *s)
 {
 	struct rd r = { data, data + len };
@@ -227,6 +231,9 @@ enum status pb_split_samples(const uint8_t *data, size_t len, struct buf *rest,
 		}
 		if (wt != WT_LEN || !sub(&r, &in))
 			return STATUS_MALFORMED;
+		s->seen++;
+		if (max_samples && s->seen > max_samples)
+			continue; /* refused for their number: only counted */
 		st = sample(&in, s, &nloc, &nval, &nlab);
 		if (st != STATUS_OK)
 			return st;

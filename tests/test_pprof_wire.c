@@ -231,6 +231,33 @@ START_TEST(wire_malformed_samples)
 }
 END_TEST
 
+/* Samples past the limit are counted, not decoded: the message names how
+ * many there were. */
+START_TEST(wire_counts_samples_past_the_limit)
+{
+	struct load_limits lim = { 0, 10 };
+	struct buf whole, rest, b;
+	Perftools__Profiles__Profile *p = small_profile(&whole, &rest);
+	struct pt_rec r;
+
+	buf_init(&b);
+	ck_assert_int_eq(buf_add(&b, whole.data, whole.len), STATUS_OK);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(buf_add(&b, "\x12\x00", 2), STATUS_OK);
+	pt_decode_expect(b.data, b.len, &lim, STATUS_TOO_LARGE,
+	                 "1005 samples, over the limit of 10", &r);
+	buf_fini(&r.log);
+	lim.max_samples = 5;
+	pt_decode_expect(whole.data, whole.len, &lim, STATUS_OK, NULL, &r);
+	ck_assert_str_eq(buf_cstr(&r.log), pt_small_log);
+	buf_fini(&r.log);
+	buf_fini(&b);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	buf_fini(&whole);
+	buf_fini(&rest);
+}
+END_TEST
+
 static enum status torture_wire(void *ctx)
 {
 	const struct buf *in = ctx;
@@ -270,6 +297,7 @@ Suite *suite_pprof_wire(void)
 
 	tcase_add_test(tc, wire_forms_read_alike);
 	tcase_add_test(tc, wire_malformed_samples);
+	tcase_add_test(tc, wire_counts_samples_past_the_limit);
 	tcase_add_test(tc, wire_torture);
 	suite_add_tcase(s, tc);
 	return s;
