@@ -34,7 +34,7 @@ endif
 # Per-library flags: each folder sees only what it may (docs/architecture.md).
 pc_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pc_libs   = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
-ENCODE_PKGS := zlib libprotobuf-c
+ENCODE_PKGS := zlib libdeflate libprotobuf-c
 TEST_PKGS   := check
 
 CPPFLAGS_ALL := -I. -I$(O) -DASYNCTOP_VERSION='"$(VERSION)"'
@@ -76,7 +76,7 @@ LIBENCODE := $(O)/libencode.a
 # The public library: everything but main(), and no gRPC (docs/design.md §7).
 LIBASYNCTOP := $(O)/libasynctop.a
 BIN       := $(O)/asynctop
-LIB_PKGS  := zlib libprotobuf-c ncursesw
+LIB_PKGS  := zlib libdeflate libprotobuf-c ncursesw
 TESTBIN   := $(O)/tests/check_asynctop
 PPROFCHECK := $(O)/tests/pprofcheck
 GOBENCH    := $(O)/tests/gobench

@@ -1,5 +1,5 @@
 /* gzip (RFC 1952) in memory: the magic test and a bounded decompressor.
- * The streaming compressor is a writer in the output chain (encode/out.h). */
+ * The compressor is a writer in the output chain (encode/out.h). */
 #ifndef ASYNCTOP_ENCODE_GZIP_H
 #define ASYNCTOP_ENCODE_GZIP_H
 
@@ -14,10 +14,11 @@
 bool gzip_is(const void *data, size_t len);
 
 /* Decompresses every gzip member of data (pprof accepts multi-member files)
- * and appends the result to out.  STATUS_TOO_LARGE once the output would
- * pass limit bytes (0: no limit); STATUS_MALFORMED for a corrupt or
- * truncated stream or trailing bytes that are not a gzip member, with the
- * reason in err; STATUS_NOMEM.  On failure out's appended bytes are
+ * and appends the result to out: libdeflate, a member at a time, and zlib
+ * again for the reason when libdeflate refuses the input.  STATUS_TOO_LARGE
+ * once the output would pass limit bytes (0: no limit); STATUS_MALFORMED for a
+ * corrupt or truncated stream or trailing bytes that are not a gzip member,
+ * with the reason in err; STATUS_NOMEM.  On failure out's appended bytes are
  * unspecified: the caller discards them. */
 enum status gzip_decompress(const void *data, size_t len, size_t limit,
                             struct buf *out, char *err,

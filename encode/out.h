@@ -69,15 +69,16 @@ const char *out_error(const struct out *o);
  * STATUS_NOMEM.  Does not block. */
 enum status out_mem_new(struct buf *b, struct out **res) MUST_CHECK;
 
-/* gzip levels: 1 fast, 6 zlib's default (as Go's pprof); 0 to 9 accepted.
- * pprof files are saved at level 1: a third of level 6's time, still smaller
- * than Go's level-6 output (docs/performance.md). */
+/* gzip levels: 1 fast, 6 the usual default (as Go's pprof); 0 to 9
+ * accepted.  pprof files are saved at level 1: a third of level 6's time,
+ * still smaller than Go's level-6 output (docs/saving.md). */
 enum { OUT_GZIP_FAST = 1, OUT_GZIP_DEFAULT = 6, OUT_GZIP_PPROF = 1 };
 
-/* gzip filter (RFC 1952, one member, zlib's header with mtime 0) in front
- * of next.  On success it owns next; on failure (STATUS_INVAL for a level
- * outside 0-9, STATUS_NOMEM) the caller still owns next.  Its finish writes
- * the end of the stream.  zlib allocates through model/alloc.h.
+/* gzip filter (RFC 1952, one member, header with mtime 0) in front of
+ * next.  On success it owns next; on failure (STATUS_INVAL for a level
+ * outside 0-9, STATUS_NOMEM) the caller still owns next.  It gathers what
+ * is written and compresses it all in its finish (libdeflate), which
+ * passes the member to next in 64 KiB pieces.
  * Implemented in encode/gzip.c. */
 enum status out_gzip_new(int level, struct out *next,
                          struct out **res) MUST_CHECK;

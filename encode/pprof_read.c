@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "encode/gzip.h"
+#include "encode/pprof_wire.h"
 #include "encode/profile.pb-c.h"
 #include "model/alloc.h"
 #include "model/arena.h"
@@ -93,13 +94,18 @@ static bool idmap_find(const struct idmap *m, uint64_t id, uint32_t *idx)
 
 /* The reader's state between validation and feeding. */
 struct rd {
-	const Perftools__Profiles__Profile *p;
+	const Perftools__Profiles__Profile *p; /* all but the samples */
+	struct pb_samples s;                   /* the samples */
 	char *err;
 	size_t errsz;
 	size_t ntypes;
 	size_t type_of[METRIC_COUNT]; /* sample_type index of each metric */
 	unsigned char *kind;          /* per string: KIND_* */
 	struct idmap maps, locs, funcs;
+	/* The frames of every location, resolved once: location i's are
+	 * lframe[lstart[i]] to lframe[lstart[i + 1]], root side first. */
+	struct strview *lframe;
+	size_t *lstart;
 	uint32_t *sloc;   /* per location id of every sample: its index */
 	size_t maxdepth;  /* most frames in one sample */
 	int64_t *task;    /* per sample: string of its task label, or 0 */
@@ -285,14 +291,45 @@ static enum status check_strings(struct rd *r)
 	return STATUS_OK;
 }
 
-/* Lines of every location resolve to a function. */
+static struct strview str_at(const struct rd *r, int64_t i)
+{
+	const ProtobufCBinaryData *s = &r->p->string_table[i];
+
+	return sv_n((const char *)s->data, s->len);
+}
+
+/* A function's frame text: its name, else its system name. */
+static struct strview function_frame(const struct rd *r, uint32_t fi)
+{
+	const Perftools__Profiles__Function *f = r->p->function[fi];
+	struct strview v = str_at(r, f->name);
+
+	return v.len ? v : str_at(r, f->system_name);
+}
+
+/* Lines of every location resolve to a function; each location's frames
+ * are resolved here once, not again for every sample that names it. */
 static enum status check_locations(struct rd *r)
 {
 	const Perftools__Profiles__Profile *p = r->p;
+	size_t nlines = 0;
 	uint32_t idx;
 
 	for (size_t i = 0; i < p->n_location; i++) {
+		if (p->location[i]->n_line > SIZE_MAX / 2 - nlines)
+			return STATUS_NOMEM;
+		nlines += p->location[i]->n_line;
+	}
+	r->lstart =
+	    mem_realloc_array(NULL, p->n_location + 1, sizeof(*r->lstart));
+	r->lframe =
+	    mem_realloc_array(NULL, nlines ? nlines : 1, sizeof(*r->lframe));
+	if (!r->lstart || !r->lframe)
+		return STATUS_NOMEM;
+	r->lstart[0] = 0;
+	for (size_t i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
+		size_t at = r->lstart[i];
 		if (l->n_line == 0)
 			return bad(r, "location id %llu has no line",
 			           (unsigned long long)l->id);
@@ -305,21 +342,24 @@ static enum status check_locations(struct rd *r)
 				    (unsigned long long)l->id,
 				    (unsigned long long)l->line[j]
 				        ->function_id);
+			/* line 0 is the leaf side: frames go root first */
+			r->lframe[at + l->n_line - 1 - j] =
+			    function_frame(r, idx);
 		}
+		r->lstart[i + 1] = at + l->n_line;
 	}
 	return STATUS_OK;
 }
 
 static enum status check_labels(struct rd *r, size_t i)
 {
-	const Perftools__Profiles__Sample *s = r->p->sample[i];
 	bool task = false, tasks = false, leaf = false;
 	uint32_t figures = 0;
 
 	r->task[i] = 0;
 	r->ntasks[i] = 1;
-	for (size_t j = 0; j < s->n_label; j++) {
-		const Perftools__Profiles__Label *l = s->label[j];
+	for (size_t j = r->s.lab_at[i]; j < r->s.lab_at[i + 1]; j++) {
+		const struct pb_label *l = &r->s.lab[j];
 		if (!str_ok(r, l->key) || !str_ok(r, l->str) ||
 		    !str_ok(r, l->num_unit))
 			return bad(
@@ -375,12 +415,10 @@ static enum status check_labels(struct rd *r, size_t i)
 static void sample_labels(const struct rd *r, size_t i, struct strview *leaf,
                           bool *has_leaf, bool *spawned, struct extras *x)
 {
-	const Perftools__Profiles__Sample *s = r->p->sample[i];
-
 	*has_leaf = *spawned = false;
 	*x = (struct extras){ .known = 0 };
-	for (size_t j = 0; j < s->n_label; j++) {
-		const Perftools__Profiles__Label *l = s->label[j];
+	for (size_t j = r->s.lab_at[i]; j < r->s.lab_at[i + 1]; j++) {
+		const struct pb_label *l = &r->s.lab[j];
 		unsigned k = r->kind[l->key];
 		if (k == KIND_PARKED_AT || k == KIND_SPAWNED_AT) {
 			const ProtobufCBinaryData *d =
@@ -397,43 +435,32 @@ static void sample_labels(const struct rd *r, size_t i, struct strview *leaf,
 
 static enum status check_samples(struct rd *r)
 {
-	const Perftools__Profiles__Profile *p = r->p;
-	size_t nloc = 0, k = 0;
+	const struct pb_samples *ps = &r->s;
+	size_t n = ps->n ? ps->n : 1, nloc = ps->loc_at[ps->n];
 
-	r->task = mem_realloc_array(NULL, p->n_sample ? p->n_sample : 1,
-	                            sizeof(*r->task));
-	r->ntasks = mem_realloc_array(NULL, p->n_sample ? p->n_sample : 1,
-	                              sizeof(*r->ntasks));
-	if (!r->task || !r->ntasks)
-		return STATUS_NOMEM;
-	for (size_t i = 0; i < p->n_sample; i++) {
-		if (p->sample[i]->n_location_id > SIZE_MAX - nloc)
-			return STATUS_NOMEM;
-		nloc += p->sample[i]->n_location_id;
-	}
+	r->task = mem_realloc_array(NULL, n, sizeof(*r->task));
+	r->ntasks = mem_realloc_array(NULL, n, sizeof(*r->ntasks));
 	r->sloc = mem_realloc_array(NULL, nloc ? nloc : 1, sizeof(*r->sloc));
-	if (!r->sloc)
+	if (!r->task || !r->ntasks || !r->sloc)
 		return STATUS_NOMEM;
-	for (size_t i = 0; i < p->n_sample; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
-		size_t depth = 0;
-		if (s->n_value != r->ntypes)
+	for (size_t i = 0; i < ps->n; i++) {
+		size_t depth = 0, nval = ps->val_at[i + 1] - ps->val_at[i];
+		if (nval != r->ntypes)
 			return bad(r, "sample %zu has %zu values for %zu types",
-			           i + 1, s->n_value, r->ntypes);
-		for (size_t j = 0; j < s->n_value; j++) {
-			if (s->value[j] < 0)
+			           i + 1, nval, r->ntypes);
+		for (size_t j = ps->val_at[i]; j < ps->val_at[i + 1]; j++) {
+			if ((int64_t)ps->val[j] < 0)
 				return bad(r, "sample %zu has a negative value",
 				           i + 1);
 		}
-		for (size_t j = 0; j < s->n_location_id; j++, k++) {
-			if (!idmap_find(&r->locs, s->location_id[j],
-			                &r->sloc[k]))
+		for (size_t k = ps->loc_at[i]; k < ps->loc_at[i + 1]; k++) {
+			if (!idmap_find(&r->locs, ps->loc[k], &r->sloc[k]))
 				return bad(
 				    r,
 				    "sample %zu names location id %llu, which does not exist",
-				    i + 1,
-				    (unsigned long long)s->location_id[j]);
-			depth += p->location[r->sloc[k]]->n_line;
+				    i + 1, (unsigned long long)ps->loc[k]);
+			depth +=
+			    r->lstart[r->sloc[k] + 1] - r->lstart[r->sloc[k]];
 		}
 		if (depth > r->maxdepth)
 			r->maxdepth = depth;
@@ -499,9 +526,9 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 	if (p->duration_nanos <= 0)
 		return bad(r, "duration_nanos is %" PRId64 ", not a length",
 		           p->duration_nanos);
-	if (lim->max_samples && p->n_sample > lim->max_samples)
+	if (lim->max_samples && r->s.seen > lim->max_samples)
 		return fail(r->err, r->errsz, STATUS_TOO_LARGE,
-		            "%zu samples, over the limit of %zu", p->n_sample,
+		            "%zu samples, over the limit of %zu", r->s.seen,
 		            lim->max_samples);
 	if (p->n_location > UINT32_MAX || p->n_function > UINT32_MAX ||
 	    p->n_mapping > UINT32_MAX)
@@ -521,48 +548,31 @@ static enum status validate(struct rd *r, const struct load_limits *lim)
 	return STATUS_OK;
 }
 
-static struct strview str_at(const struct rd *r, int64_t i)
-{
-	const ProtobufCBinaryData *s = &r->p->string_table[i];
-
-	return sv_n((const char *)s->data, s->len);
-}
-
 static enum status feed(struct rd *r, const struct sample_sink *sink)
 {
 	const Perftools__Profiles__Profile *p = r->p;
+	const struct pb_samples *ps = &r->s;
 	struct strview *frames;
 	struct window_meta meta;
 	enum status st = STATUS_OK;
-	size_t k = 0;
 
 	frames = mem_realloc_array(NULL, r->maxdepth ? r->maxdepth : 1,
 	                           sizeof(*frames));
 	if (!frames)
 		return STATUS_NOMEM;
-	for (size_t i = 0; i < p->n_sample && st == STATUS_OK; i++) {
-		const Perftools__Profiles__Sample *s = p->sample[i];
+	for (size_t i = 0; i < ps->n && st == STATUS_OK; i++) {
+		const uint64_t *value = ps->val + ps->val_at[i];
 		struct sample smp;
 		struct strview leaf;
 		bool has_leaf, spawned;
 		size_t d = 0;
 
-		k += s->n_location_id;
-		for (size_t j = s->n_location_id; j > 0; j--) {
-			const Perftools__Profiles__Location *l =
-			    p->location[r->sloc[k - s->n_location_id + j - 1]];
-			for (size_t n = l->n_line; n > 0; n--) {
-				uint32_t fi = 0;
-				const Perftools__Profiles__Function *f;
-				(void)idmap_find(&r->funcs,
-				                 l->line[n - 1]->function_id,
-				                 &fi);
-				f = p->function[fi];
-				frames[d] = str_at(r, f->name);
-				if (frames[d].len == 0)
-					frames[d] = str_at(r, f->system_name);
-				d++;
-			}
+		for (size_t k = ps->loc_at[i + 1]; k > ps->loc_at[i]; k--) {
+			uint32_t li = r->sloc[k - 1];
+			size_t n = r->lstart[li + 1] - r->lstart[li];
+			memcpy(frames + d, r->lframe + r->lstart[li],
+			       n * sizeof(*frames));
+			d += n;
 		}
 		memset(&smp, 0, sizeof(smp));
 		smp.frames = frames;
@@ -580,7 +590,7 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 			smp.parked_depth = 1;
 		}
 		for (size_t t = 0; t < METRIC_COUNT; t++)
-			smp.m.v[t] = (uint64_t)s->value[r->type_of[t]];
+			smp.m.v[t] = value[r->type_of[t]];
 		st = sink->sample(sink->ctx, &smp);
 		if (st == STATUS_LIMIT)
 			st = STATUS_OK;
@@ -611,23 +621,34 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 	struct arena arena;
 	ProtobufCAllocator alloc = { pb_alloc, pb_free, &arena };
 	Perftools__Profiles__Profile *p;
+	struct buf rest;
 	struct rd r;
 	enum status st;
 
 	if (len == 0)
 		return fail(err, errsz, STATUS_MALFORMED, "empty profile");
+	memset(&r, 0, sizeof(r));
+	buf_init(&rest);
+	/* the samples read here, the rest of the message by protobuf-c
+	 * (which copies what it keeps) */
+	st = pb_split_samples(data, len, lim->max_samples, &rest, &r.s);
 	arena_init(&arena, PB_BLOCK);
-	p = perftools__profiles__profile__unpack(&alloc, len, data);
+	p = st != STATUS_OK ? NULL
+	                    : perftools__profiles__profile__unpack(
+	                          &alloc, rest.len,
+	                          rest.len ? (const uint8_t *)rest.data
+	                                   : (const uint8_t *)"");
+	buf_fini(&rest);
 	if (!p) {
-		bool nomem = arena.nomem;
+		bool nomem = arena.nomem || st == STATUS_NOMEM;
 		arena_fini(&arena);
+		pb_samples_fini(&r.s);
 		if (nomem)
 			return fail(err, errsz, STATUS_NOMEM, "out of memory");
 		return fail(
 		    err, errsz, STATUS_MALFORMED,
 		    "not a protobuf Profile message (corrupt or truncated)");
 	}
-	memset(&r, 0, sizeof(r));
 	r.p = p;
 	r.err = err;
 	r.errsz = errsz;
@@ -645,9 +666,12 @@ static enum status decode_raw(const uint8_t *data, size_t len,
 	mem_free(r.maps.v);
 	mem_free(r.locs.v);
 	mem_free(r.funcs.v);
+	mem_free(r.lframe);
+	mem_free(r.lstart);
 	mem_free(r.sloc);
 	mem_free(r.task);
 	mem_free(r.ntasks);
+	pb_samples_fini(&r.s);
 	arena_fini(&arena);
 	return st;
 }
@@ -688,91 +712,6 @@ enum status pprof_decode(const void *data, size_t len,
 		           lim->max_bytes);
 	else if (err && errsz && !err[0])
 		(void)fail(err, errsz, st, "gzip: %s", status_str(st));
-	buf_fini(&b);
-	return st;
-}
-
-static enum status sys_fail(char *err, size_t errsz, const char *what, int e)
-{
-	char msg[128];
-
-	if (strerror_r(e, msg, sizeof(msg)) != 0)
-		snprintf(msg, sizeof(msg), "error %d", e);
-	return fail(err, errsz, STATUS_IO, "%s: %s", what, msg);
-}
-
-enum status pprof_load(const char *path, const struct load_limits *lim,
-                       const struct sample_sink *sink, char *err, size_t errsz)
-{
-	struct load_limits def = { LOAD_MAX_BYTES_DEFAULT,
-		                   LOAD_MAX_SAMPLES_DEFAULT };
-	char chunk[65536];
-	struct stat sb;
-	struct buf b;
-	enum status st;
-	ssize_t n;
-	int fd;
-
-	if (err && errsz)
-		err[0] = '\0';
-	if (!path || !sink)
-		return fail(err, errsz, STATUS_INVAL, "invalid argument");
-	if (!lim)
-		lim = &def;
-	/* O_NONBLOCK: a FIFO must not hold the open until a writer comes; only
-	 * a regular file is read, and it ignores the flag. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return sys_fail(err, errsz, "cannot open", errno);
-	if (fstat(fd, &sb) != 0) {
-		st = sys_fail(err, errsz, "cannot stat", errno);
-		close(fd);
-		return st;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return fail(err, errsz, STATUS_IO, "is a directory");
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
-		return fail(err, errsz, STATUS_IO, "not a regular file");
-	}
-	if (lim->max_bytes && (uintmax_t)sb.st_size > lim->max_bytes) {
-		close(fd);
-		return fail(err, errsz, STATUS_TOO_LARGE,
-		            "file of %jd bytes, over the limit of %zu",
-		            (intmax_t)sb.st_size, lim->max_bytes);
-	}
-	buf_init(&b);
-	b.limit = lim->max_bytes;
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n == 0)
-			break;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			st = sys_fail(err, errsz, "cannot read", errno);
-			goto out;
-		}
-		if (buf_add(&b, chunk, (size_t)n) != STATUS_OK) {
-			st = buf_status(&b);
-			if (st == STATUS_LIMIT)
-				st = fail(err, errsz, STATUS_TOO_LARGE,
-				          "file over the limit of %zu bytes",
-				          lim->max_bytes);
-			else
-				st = fail(err, errsz, st, "out of memory");
-			goto out;
-		}
-	}
-	if (b.len == 0) {
-		st = fail(err, errsz, STATUS_MALFORMED, "empty file");
-		goto out;
-	}
-	st = pprof_decode(b.data, b.len, lim, sink, err, errsz);
-out:
-	close(fd);
 	buf_fini(&b);
 	return st;
 }

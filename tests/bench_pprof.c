@@ -1,11 +1,15 @@
 /* The pprof benchmark (make bench): the shared workload (bench_workload.h,
  * the same as tests/bench/gobench's), folded, encoded and parsed in-process.
- * Prints "key value" lines for tests/bench/run.sh.
+ * Prints "key value" lines for tests/bench/run.sh: each timed step's wall
+ * time (NAME_ms) and CPU time, user and system, of all threads
+ * (NAME_cpu_ms), as gobench does, so a loaded machine can be told from a
+ * slower program.
  *   bench_pprof [RUNS [OUT.pb.gz]] */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "encode/out.h"
 #include "encode/pprof.h"
@@ -14,6 +18,36 @@
 #include "tests/bench_workload.h"
 
 static const char prog[] = "bench_pprof";
+
+/* CPU time, user and system, of every thread of the process, in ms */
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0) {
+		perror("bench_pprof: getrusage");
+		exit(1);
+	}
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* One timed step: its wall and CPU time */
+struct span {
+	double wall, cpu;
+};
+
+static struct span span_start(void)
+{
+	return (struct span){ .wall = bench_now_ms(), .cpu = cpu_ms() };
+}
+
+/* Stores the time since s in wall[i] and cpu[i] */
+static void span_end(struct span s, double *wall, double *cpu, int i)
+{
+	wall[i] = bench_now_ms() - s.wall;
+	cpu[i] = cpu_ms() - s.cpu;
+}
 
 static struct model *fold(const struct bench_workload *wl,
                           const struct window **w)
@@ -53,7 +87,7 @@ static enum status gzip_pprof(const struct buf *in, struct buf *out)
 	return gzip_at(OUT_GZIP_PPROF, in, out);
 }
 
-/* Every zlib level on the encoded profile: time and size, to choose by */
+/* Every gzip level on the encoded profile: time and size, to choose by */
 static void gzip_levels(const struct buf *raw, int runs, double *t)
 {
 	for (int level = 1; level <= 9; level++) {
@@ -104,15 +138,17 @@ static enum status replay_meta(void *ctx, const struct window_meta *meta)
 }
 
 /* End to end: the saved file replayed into a model and saved again (in
- * memory, as gobench's Parse + Write), back to the same bytes. */
-static double replay_and_save(const struct buf *z)
+ * memory, as gobench's Parse + Write), back to the same bytes.  Stores
+ * its times in wall[i] and cpu[i]. */
+static void replay_and_save(const struct buf *z, double *wall, double *cpu,
+                            int i)
 {
 	struct replay r = { .m = NULL };
 	struct sample_sink k = { replay_sample, replay_meta, &r };
 	const struct window *w;
 	struct buf b, out;
 	char err[256];
-	double t0 = bench_now_ms(), t;
+	struct span s = span_start();
 
 	buf_init(&b);
 	buf_init(&out);
@@ -124,7 +160,7 @@ static double replay_and_save(const struct buf *z)
 	bench_check(prog, model_commit(r.m, &r.meta, &w), "model_commit");
 	bench_check(prog, pprof_encode(r.m, w, NULL, &b), "pprof_encode");
 	bench_check(prog, gzip_pprof(&b, &out), "gzip");
-	t = bench_now_ms() - t0;
+	span_end(s, wall, cpu, i);
 	if (out.len != z->len || memcmp(out.data, z->data, z->len) != 0) {
 		fprintf(stderr, "%s: replay and save changed the file\n", prog);
 		exit(1);
@@ -132,7 +168,6 @@ static double replay_and_save(const struct buf *z)
 	buf_fini(&b);
 	buf_fini(&out);
 	model_free(r.m);
-	return t;
 }
 
 static enum status count_sample(void *ctx, const struct sample *s)
@@ -143,25 +178,35 @@ static enum status count_sample(void *ctx, const struct sample *s)
 	return STATUS_OK;
 }
 
+/* Prints the medians of NAME_ms and NAME_cpu_ms */
+static void print_span(const char *name, double *wall, double *cpu, int runs)
+{
+	printf("%s_ms %.2f\n%s_cpu_ms %.2f\n", name,
+	       bench_median(wall, (size_t)runs), name,
+	       bench_median(cpu, (size_t)runs));
+}
+
 int main(int argc, char **argv)
 {
 	int runs = bench_runs(argc, argv, 5, 32);
-	double t[32], t0;
+	double t[32], c[32];
 	const struct window *w;
 	struct bench_workload wl;
 	struct model *m;
 	struct buf b, z;
+	struct span s;
 	uint64_t n;
 	char err[256];
 
 	memset(t, 0, sizeof(t));
+	memset(c, 0, sizeof(c));
 	buf_init(&b);
 	buf_init(&z);
 	bench_workload_generate(&wl);
 	bench_print_workload(runs);
 
 	for (int i = 0; i < runs; i++) {
-		t0 = bench_now_ms();
+		double t0 = bench_now_ms();
 		m = fold(&wl, &w);
 		t[i] = bench_now_ms() - t0;
 		model_free(m);
@@ -171,30 +216,30 @@ int main(int argc, char **argv)
 	m = fold(&wl, &w);
 	for (int i = 0; i < runs; i++) {
 		buf_init(&b);
-		t0 = bench_now_ms();
+		s = span_start();
 		bench_check(prog, pprof_encode(m, w, NULL, &b), "pprof_encode");
-		t[i] = bench_now_ms() - t0;
+		span_end(s, t, c, i);
 		if (i < runs - 1)
 			buf_fini(&b);
 	}
-	printf("encode_ms %.2f\nencode_bytes %zu\n",
-	       bench_median(t, (size_t)runs), b.len);
+	print_span("encode", t, c, runs);
+	printf("encode_bytes %zu\n", b.len);
 	gzip_levels(&b, runs, t);
 	buf_fini(&b);
 
 	for (int i = 0; i < runs; i++) {
 		buf_init(&b);
 		buf_init(&z);
-		t0 = bench_now_ms();
+		s = span_start();
 		bench_check(prog, pprof_encode(m, w, NULL, &b), "pprof_encode");
 		bench_check(prog, gzip_pprof(&b, &z), "gzip");
-		t[i] = bench_now_ms() - t0;
+		span_end(s, t, c, i);
 		buf_fini(&b);
 		if (i < runs - 1)
 			buf_fini(&z);
 	}
-	printf("gzip_ms %.2f\ngzip_bytes %zu\n", bench_median(t, (size_t)runs),
-	       z.len);
+	print_span("gzip", t, c, runs);
+	printf("gzip_bytes %zu\n", z.len);
 	if (argc > 2) { /* keep the file, e.g. to compare with gobench's */
 		FILE *f = fopen(argv[2], "wb");
 		if (!f || fwrite(z.data, 1, z.len, f) != z.len || fclose(f)) {
@@ -206,12 +251,12 @@ int main(int argc, char **argv)
 	for (int i = 0; i < runs; i++) {
 		struct sample_sink k = { count_sample, NULL, &n };
 		n = 0;
-		t0 = bench_now_ms();
+		s = span_start();
 		bench_check(
 		    prog,
 		    pprof_decode(z.data, z.len, NULL, &k, err, sizeof(err)),
 		    "pprof_decode");
-		t[i] = bench_now_ms() - t0;
+		span_end(s, t, c, i);
 		if (n != BW_NSAMPLES) {
 			fprintf(stderr,
 			        "%s: decoded %" PRIu64 " samples, want %d\n",
@@ -219,10 +264,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("parse_ms %.2f\n", bench_median(t, (size_t)runs));
+	print_span("parse", t, c, runs);
 	for (int i = 0; i < runs; i++)
-		t[i] = replay_and_save(&z);
-	printf("e2e_ms %.2f\n", bench_median(t, (size_t)runs));
+		replay_and_save(&z, t, c, i);
+	print_span("e2e", t, c, runs);
 	buf_fini(&z);
 	model_free(m);
 	bench_workload_free(&wl);

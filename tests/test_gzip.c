@@ -101,7 +101,7 @@ static void round_trip(const void *data, size_t len, int level, size_t *gzlen)
 	gz_compress(data, len, level, &z);
 	ck_assert(gzip_is(z.data, z.len));
 	ck_assert_uint_eq((unsigned char)z.data[2], 8); /* deflate */
-	/* zlib's XFL: 4 for levels 0-1, 2 for 9, else 0 */
+	/* XFL: 4 for levels 0-1, 2 for 9, else 0 */
 	ck_assert_uint_eq((unsigned char)z.data[8], level < 2    ? 4
 	                                            : level == 9 ? 2
 	                                                         : 0);
@@ -130,7 +130,8 @@ START_TEST(gzip_round_trips)
 
 	ck_assert_ptr_nonnull(rnd);
 	round_trip("", 0, 6, &n);
-	ck_assert_uint_eq(n, 20); /* 10 header + 2 empty block + 8 trailer */
+	/* 10 header + an empty stored block (5) + 8 trailer */
+	ck_assert_uint_eq(n, 23);
 	round_trip("hello, gzip", 11, 6, NULL);
 	fill_random(rnd, MIB, 42);
 	round_trip(rnd, MIB, 6, &n);
@@ -207,6 +208,50 @@ START_TEST(gunzip_multi_member)
 	    gzip_decompress(z.data, z.len, 0, &out, err, sizeof(err)),
 	    STATUS_OK);
 	ck_assert_str_eq(buf_cstr(&out), "kept:first member, second member");
+	buf_fini(&z);
+	buf_fini(&out);
+}
+END_TEST
+
+/* The room for a member is first sized by the size the last member's
+ * trailer claims: a large member before a small last one is decompressed
+ * again into doubled room, and a limit that falls inside the large member
+ * still stops it there. */
+START_TEST(gunzip_grows_past_a_small_hint)
+{
+	enum { BIG = 1 << 20 };
+	struct buf text, z, out;
+	char err[256];
+
+	buf_init(&text);
+	buf_init(&z);
+	buf_init(&out);
+	fill_text(&text, BIG);
+	gz_compress(text.data, text.len, 1, &z);
+	gz_str("end", &z);
+	ck_assert_int_eq(
+	    gzip_decompress(z.data, z.len, 0, &out, err, sizeof(err)),
+	    STATUS_OK);
+	ck_assert_uint_eq(out.len, text.len + 3);
+	ck_assert_mem_eq(out.data, text.data, text.len);
+	ck_assert_str_eq(out.data + text.len, "end");
+	buf_reset(&out);
+	ck_assert_int_eq(gzip_decompress(z.data, z.len, text.len + 3, &out, err,
+	                                 sizeof(err)),
+	                 STATUS_OK);
+	buf_reset(&out);
+	ck_assert_int_eq(gzip_decompress(z.data, z.len, text.len + 2, &out, err,
+	                                 sizeof(err)),
+	                 STATUS_TOO_LARGE);
+	ck_assert_uint_le(out.len, text.len + 3);
+	buf_reset(&out);
+	ck_assert_int_eq(
+	    gzip_decompress(z.data, z.len, BIG / 2, &out, err, sizeof(err)),
+	    STATUS_TOO_LARGE);
+	ck_assert_str_eq(err, "decompressed data passes the limit of 524288 "
+	                      "bytes");
+	ck_assert_uint_le(out.len, BIG / 2 + 1);
+	buf_fini(&text);
 	buf_fini(&z);
 	buf_fini(&out);
 }
@@ -421,8 +466,12 @@ static enum status torture_chain(void *ctx)
 		st = out_write(gz, t->text, strlen(t->text));
 	if (st == STATUS_OK)
 		st = out_finish(gz);
+	/* the filter's own buffers fail as the sink's do */
 	if (st != STATUS_OK)
-		ck_assert_str_eq(out_error(gz), "memory buffer: out of memory");
+		ck_assert_msg(strcmp(out_error(gz),
+		                     "memory buffer: out of memory") == 0 ||
+		                  strcmp(out_error(gz), "out of memory") == 0,
+		              "%s", out_error(gz));
 	out_free(gz);
 	mem_fail_at(0); /* the checks below are not under test */
 	if (st == STATUS_OK) {
@@ -457,7 +506,8 @@ START_TEST(gzip_torture)
 	buf_init(&z);
 	gz_str("torture me, ", &z);
 	gz_str("torture me", &z);
-	ck_assert_uint_gt(tu_torture(torture_gunzip, &z), 1);
+	/* one allocation a member: the room it is decompressed into */
+	ck_assert_uint_gt(tu_torture(torture_gunzip, &z), 0);
 	buf_fini(&z);
 }
 END_TEST
@@ -473,6 +523,7 @@ Suite *suite_gzip(void)
 	tcase_add_test(tc, gzip_levels);
 	tcase_add_test(tc, gzip_bad_level);
 	tcase_add_test(tc, gunzip_multi_member);
+	tcase_add_test(tc, gunzip_grows_past_a_small_hint);
 	tcase_add_test(tc, gunzip_every_prefix_is_truncated);
 	tcase_add_test(tc, gunzip_corrupt_and_junk);
 	tcase_add_test(tc, gunzip_rejects_zlib_wrapper);

@@ -590,6 +590,44 @@ START_TEST(load_files)
 }
 END_TEST
 
+/* The loader reads into a buffer of the file's size: a file of exactly the
+ * limit loads (the read that finds its end has no room left), one byte
+ * less of limit refuses it, and a file that claims size 0 but has bytes
+ * (as /proc's do) is still read whole. */
+START_TEST(load_sizes)
+{
+	struct load_limits lim = { 0, 10 };
+	char path[4200], err[256];
+	struct sample_sink k;
+	struct stat sb;
+	struct pt_rec r;
+
+	k = pt_rec_sink(&r);
+	tu_data_path(path, sizeof(path), "pprof_small.pb");
+	ck_assert_int_eq(stat(path, &sb), 0);
+	lim.max_bytes = (size_t)sb.st_size;
+	ck_assert_int_eq(pprof_load(path, &lim, &k, err, sizeof(err)),
+	                 STATUS_OK);
+	ck_assert_str_eq(buf_cstr(&r.log), pt_small_log);
+	lim.max_bytes = (size_t)sb.st_size - 1;
+	ck_assert_int_eq(pprof_load(path, &lim, &k, err, sizeof(err)),
+	                 STATUS_TOO_LARGE);
+	ck_assert_msg(strstr(err, "over the limit"), "%s", err);
+	ck_assert_int_eq(stat("/proc/self/status", &sb), 0);
+	ck_assert_int_eq(sb.st_size, 0);
+	ck_assert_int_eq(
+	    pprof_load("/proc/self/status", NULL, &k, err, sizeof(err)),
+	    STATUS_MALFORMED);
+	ck_assert_msg(strstr(err, "not a protobuf"), "%s", err);
+	lim.max_bytes = 3;
+	ck_assert_int_eq(
+	    pprof_load("/proc/self/status", &lim, &k, err, sizeof(err)),
+	    STATUS_TOO_LARGE);
+	ck_assert_str_eq(err, "file over the limit of 3 bytes");
+	buf_fini(&r.log);
+}
+END_TEST
+
 /* ---- allocation failures ------------------------------------------------*/
 
 static enum status torture_decode(void *ctx)
@@ -637,6 +675,7 @@ Suite *suite_pprof_decode(void)
 	tcase_add_test(tc, decode_random_bytes);
 	tcase_add_test(tc, decode_sink_stops);
 	tcase_add_test(tc, load_files);
+	tcase_add_test(tc, load_sizes);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("torture");
 	tcase_set_timeout(tc, 60);

@@ -59,6 +59,7 @@ table
 	echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- Machine: $(uname -srm), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "- Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). The machine was shared with other builds and test runs and was loaded throughout, so absolute times are slow and noisy."
+	echo "- pprof against Go: quote the CPU-time ratio (user + system of every thread, Go's garbage collector included). It does not move with the load; the wall-time ratio holds on an idle machine only, because under load the kernel shares the cores per runnable thread and Go keeps more threads busy than our single-threaded save (docs/saving.md)."
 	echo "- Reproduce: \`make bench\` (\`BENCH_RUNS=N\` runs per figure, median; \`IDLE_SECONDS\` for the idle viewer)."
 	echo
 	echo "| benchmark | ratios |"

@@ -30,11 +30,76 @@ def gz(data):
     return b.getvalue()
 
 
+def varint(data, i):
+    v, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def put_varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def fields(data):
+    """(field, wire type, raw value bytes, whole field bytes) of a message."""
+    i = 0
+    while i < len(data):
+        start = i
+        tag, i = varint(data, i)
+        wt = tag & 7
+        if wt == 0:
+            _, j = varint(data, i)
+        elif wt == 2:
+            n, i = varint(data, i)
+            j = i + n
+        else:
+            j = i + (8 if wt == 1 else 4)
+        yield tag >> 3, wt, data[i:j], data[start:j]
+        i = j
+
+
+def unpacked(profile):
+    """profile with each sample's packed location ids and values given one
+    by one, as protobuf allows and the reader's own decoder must read."""
+    out = bytearray()
+    for field, wt, value, whole in fields(profile):
+        if field != 2:
+            out += whole
+            continue
+        smp = bytearray()
+        for f, w, v, w_all in fields(value):
+            if f in (1, 2) and w == 2:
+                i = 0
+                while i < len(v):
+                    n, i = varint(v, i)
+                    smp += put_varint(f << 3) + put_varint(n)
+            else:
+                smp += w_all
+        out += put_varint(2 << 3 | 2) + put_varint(len(smp)) + smp
+    return bytes(out)
+
+
 def pprof():
     with open(os.path.join(TOP, "tests", "data", "pprof_small.pb"), "rb") as f:
         small = f.read()
     put("pprof", "small.pb", small)
     put("pprof", "small.pb.gz", gz(small))
+    # two members, the second short, so the reader's room sized by the
+    # last trailer must grow for the first
+    half = len(small) // 2
+    put("pprof", "small-members.pb.gz", gz(small[:half]) + gz(small[half:]))
+    put("pprof", "small-unpacked.pb", unpacked(small))
 
 
 def collapsed():

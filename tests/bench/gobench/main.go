@@ -1,7 +1,9 @@
 // gobench: the Go baseline of `make bench`.  It generates the same workload
 // as tests/bench_pprof.c (splitmix64, same seed and draw order) as a
 // github.com/google/pprof/profile.Profile and times WriteUncompressed,
-// Write (gzip level 6) and Parse.  Prints "key value" lines for run.sh.
+// Write (gzip level 6) and Parse.  Prints "key value" lines for run.sh:
+// each timed step's wall time (NAME_ms) and CPU time, user and system, of
+// all threads, the garbage collector's included (NAME_cpu_ms).
 //
 //	gobench [RUNS [OUT.pb.gz]]
 package main
@@ -13,6 +15,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -126,6 +129,36 @@ func ms(d time.Duration) float64 {
 	return float64(d.Nanoseconds()) / 1e6
 }
 
+// cpuMs is the CPU time, user and system, of every thread of the process.
+func cpuMs() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fmt.Fprintln(os.Stderr, "gobench: getrusage:", err)
+		os.Exit(1)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+}
+
+// span is one timed step: its start on the wall clock and in CPU time.
+type span struct {
+	wall time.Time
+	cpu  float64
+}
+
+func start() span {
+	return span{time.Now(), cpuMs()}
+}
+
+// end stores the time since s in wall[i] and cpu[i].
+func (s span) end(wall, cpu []float64, i int) {
+	wall[i] = ms(time.Since(s.wall))
+	cpu[i] = cpuMs() - s.cpu
+}
+
+func printSpan(name string, wall, cpu []float64) {
+	fmt.Printf("%s_ms %.2f\n%s_cpu_ms %.2f\n", name, median(wall), name, median(cpu))
+}
+
 func main() {
 	runs := 5
 	if len(os.Args) > 1 {
@@ -140,29 +173,32 @@ func main() {
 	}
 	fmt.Printf("runs %d\nsamples %d\nlocations %d\n", runs, len(p.Sample), len(p.Location))
 	t := make([]float64, runs)
+	c := make([]float64, runs)
 	var raw, gz bytes.Buffer
 	for i := 0; i < runs; i++ {
 		raw = bytes.Buffer{}
 		runtime.GC()
-		t0 := time.Now()
+		s := start()
 		if err := p.WriteUncompressed(&raw); err != nil {
 			fmt.Fprintln(os.Stderr, "gobench:", err)
 			os.Exit(1)
 		}
-		t[i] = ms(time.Since(t0))
+		s.end(t, c, i)
 	}
-	fmt.Printf("encode_ms %.2f\nencode_bytes %d\n", median(t), raw.Len())
+	printSpan("encode", t, c)
+	fmt.Printf("encode_bytes %d\n", raw.Len())
 	for i := 0; i < runs; i++ {
 		gz = bytes.Buffer{}
 		runtime.GC()
-		t0 := time.Now()
+		s := start()
 		if err := p.Write(&gz); err != nil {
 			fmt.Fprintln(os.Stderr, "gobench:", err)
 			os.Exit(1)
 		}
-		t[i] = ms(time.Since(t0))
+		s.end(t, c, i)
 	}
-	fmt.Printf("gzip_ms %.2f\ngzip_bytes %d\n", median(t), gz.Len())
+	printSpan("gzip", t, c)
+	fmt.Printf("gzip_bytes %d\n", gz.Len())
 	if len(os.Args) > 2 {
 		if err := os.WriteFile(os.Args[2], gz.Bytes(), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "gobench:", err)
@@ -171,29 +207,29 @@ func main() {
 	}
 	for i := 0; i < runs; i++ {
 		runtime.GC()
-		t0 := time.Now()
+		s := start()
 		q, err := profile.Parse(bytes.NewReader(gz.Bytes()))
-		t[i] = ms(time.Since(t0))
+		s.end(t, c, i)
 		if err != nil || len(q.Sample) != nSamples {
 			fmt.Fprintln(os.Stderr, "gobench: parse:", err)
 			os.Exit(1)
 		}
 	}
-	fmt.Printf("parse_ms %.2f\n", median(t))
+	printSpan("parse", t, c)
 	// end to end: the saved bytes parsed and written again
 	for i := 0; i < runs; i++ {
 		runtime.GC()
 		var out bytes.Buffer
-		t0 := time.Now()
+		s := start()
 		q, err := profile.Parse(bytes.NewReader(gz.Bytes()))
 		if err == nil {
 			err = q.Write(&out)
 		}
-		t[i] = ms(time.Since(t0))
+		s.end(t, c, i)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "gobench: parse and write:", err)
 			os.Exit(1)
 		}
 	}
-	fmt.Printf("e2e_ms %.2f\n", median(t))
+	printSpan("e2e", t, c)
 }
