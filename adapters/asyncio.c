@@ -205,7 +205,9 @@ static enum status read_slice(struct adapter *a, struct collect *c,
 		    (e->flags & END_FINAL))
 			st = STATUS_OK;
 	} else if (st == STATUS_OK) {
+		p->hold = c;
 		st = aio_read_reply(p, p->seq, deadline, timeout, e, f);
+		p->hold = NULL;
 	}
 	if (st == STATUS_OK)
 		p->loop_threads = e->loop_threads;

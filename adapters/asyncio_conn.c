@@ -344,6 +344,7 @@ enum status aio_read_reply(struct aio *p, uint32_t want, uint64_t deadline,
                            struct failure *f)
 {
 	uint64_t records[2] = { 0, 0 }; /* [0] pushed, [1] requested */
+	uint64_t cap = u64_add_sat(deadline, (REPLY_CAP - 1) * timeout_ns);
 
 	for (;;) {
 		uint16_t type;
@@ -354,6 +355,15 @@ enum status aio_read_reply(struct aio *p, uint32_t want, uint64_t deadline,
 
 		if (st != STATUS_OK)
 			return st;
+		/* an agent short of CPU sends a large reply slowly, a frame
+		 * at a time: it is answering, so the wait restarts (not once
+		 * a stop was asked for: the stop's grace is short) */
+		if (!p->hold || !collect_stopping(p->hold)) {
+			deadline = u64_min(
+			    u64_add_sat(collect_now(), timeout_ns), cap);
+			if (p->hold)
+				collect_hold(p->hold, deadline);
+		}
 		if (seq != 0 && seq != want)
 			return aio_failf(
 			    f, STATUS_MALFORMED, NULL, NULL,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "adapters/asyncio.h"
@@ -243,6 +244,26 @@ static void agent_more(struct agent *g, int fd)
 	buf_fini(&b);
 }
 
+/* Sends the frames of p one at a time, ms milliseconds before each, as an
+ * agent short of CPU answers a large read. */
+static void agent_send_slowly(int fd, const char *p, size_t n, size_t ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+		               .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (n >= 16) {
+		size_t len =
+		    16 + (size_t)wire_le32((const unsigned char *)p + 8);
+
+		if (len > n)
+			len = n;
+		nanosleep(&ts, NULL);
+		agent_send(fd, p, len);
+		p += len;
+		n -= len;
+	}
+}
+
 static void *agent_serve(void *arg)
 {
 	struct agent *g = arg;
@@ -273,8 +294,12 @@ static void *agent_serve(void *arg)
 			break;
 		if (i + 1 == g->nsteps && g->unlink_at_end)
 			unlink(g->path); /* as an exiting agent, first */
-		agent_send(fd, s->out.data,
-		           s->mode == AGENT_CUT ? s->cut : s->out.len);
+		if (s->mode == AGENT_SLOW)
+			agent_send_slowly(fd, (const char *)s->out.data,
+			                  s->out.len, s->cut);
+		else
+			agent_send(fd, s->out.data,
+			           s->mode == AGENT_CUT ? s->cut : s->out.len);
 		if (s->mode == AGENT_CUT)
 			break;
 	}

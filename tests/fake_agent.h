@@ -87,6 +87,8 @@ enum agent_mode {
 	AGENT_PUSH,  /* send the bytes without a request */
 	AGENT_CLOSE, /* read a request, close */
 	AGENT_MORE,  /* answer every request with an empty END MORE */
+	AGENT_SLOW,  /* read a request, send the bytes a frame at a time,
+	                `cut` ms before each */
 };
 
 struct agent_step {
