@@ -143,6 +143,8 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     p.stdin.write("exit\n")
     p.stdin.flush()
     p.wait()
+    p.stdin.close()
+    p.stdout.close()
     r.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
