@@ -58,8 +58,10 @@ struct idmap {
 };
 
 struct str {
-	char *p;
-	uint32_t len;
+	char *p; /* NULL: a free slot (a retired string's) */
+	uint32_t len, id;
+	bool framed;   /* a stack names it: never retired */
+	bool retiring; /* retired: freed at the next window's start */
 };
 
 struct stk {
@@ -100,6 +102,8 @@ struct aio {
 	/* per-connection tables */
 	struct str *strs;
 	size_t nstrs, capstrs;
+	uint32_t *free_strs; /* slots of retired strings, for reuse */
+	size_t nfree, capfree, nretiring;
 	struct stk *stks;
 	size_t nstks, capstks;
 	uint32_t *frame_pool;
@@ -206,6 +210,13 @@ MUST_CHECK enum status aio_take_stacks(struct aio *p, struct failure *f);
 MUST_CHECK enum status aio_take_tasks(struct aio *p, uint64_t *records,
                                       struct failure *f);
 MUST_CHECK enum status aio_take_aggs(struct aio *p, struct failure *f);
+/* Takes a RETIRE frame: each id must be a defined string that no stack,
+ * no unfinished task's name and no thread names; it is marked retiring (a
+ * record naming it is then malformed) and freed by aio_forget_retired, at
+ * the window's roll, once the finished tasks that named it are gone. */
+MUST_CHECK enum status aio_take_retire(struct aio *p, struct failure *f);
+/* Frees the strings marked retiring. */
+void aio_forget_retired(struct aio *p);
 /* Reads the END in p->w into *e; STATUS_MALFORMED (f filled). */
 MUST_CHECK enum status aio_take_end(struct aio *p, struct end *e,
                                     struct failure *f);

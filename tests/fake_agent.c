@@ -133,6 +133,17 @@ void put_tasks(struct buf *b, uint32_t seq, const struct ftask *t, size_t n)
 	fr_end(b, at);
 }
 
+void put_retire(struct buf *b, uint32_t seq, const uint32_t *ids, size_t n)
+{
+	size_t at, i;
+
+	fr_begin(b, ASYNCIO_RETIRE, seq, &at);
+	(void)wire_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		(void)wire_put_u32(b, ids[i]);
+	fr_end(b, at);
+}
+
 void put_aggs(struct buf *b, uint32_t seq, const struct fagg *g, size_t n)
 {
 	size_t at, i;

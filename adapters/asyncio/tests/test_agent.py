@@ -738,12 +738,12 @@ class Endpoint(AgentCase):
         hdr = struct.Struct("<4sHHII")
         cases = [
             (b"GARBAGE!" * 2, 3),
-            (hdr.pack(b"ATOP", 3, 2, 1 << 20, 1), 3),  # oversized
-            (hdr.pack(b"ATOP", 3, 0x77, 0, 1), 3),  # unknown type
-            (hdr.pack(b"ATOP", 3, 2, 0, 1), 3),  # READ before HELLO
+            (hdr.pack(b"ATOP", 4, 2, 1 << 20, 1), 3),  # oversized
+            (hdr.pack(b"ATOP", 4, 0x77, 0, 1), 3),  # unknown type
+            (hdr.pack(b"ATOP", 4, 2, 0, 1), 3),  # READ before HELLO
             (hdr.pack(b"ATOP", 9, 1, 8, 1) + b"\0" * 8, 4),  # wrong version
-            (hdr.pack(b"ATOP", 2, 1, 8, 1) + struct.pack("<HHI", 2, 2, 0), 4),  # a version 2 reader
-            (hdr.pack(b"ATOP", 3, 1, 8, 1) + struct.pack("<HHI", 4, 5, 0), 4),  # no common version
+            (hdr.pack(b"ATOP", 3, 1, 8, 1) + struct.pack("<HHI", 3, 3, 0), 4),  # a version 3 reader
+            (hdr.pack(b"ATOP", 4, 1, 8, 1) + struct.pack("<HHI", 5, 6, 0), 4),  # no common version
         ]
         for data, code in cases:
             s = self.raw(c.path)

@@ -633,6 +633,26 @@ def case_stall():
     asyncio.run(main())
 
 
+def case_names():
+    """NAMES_BATCHES batches (default 8) of 2 000 tasks, each with a name never seen before, that
+    wait at a mark (the test reads them alive) and then finish: a reader that kept every name it
+    was ever sent would grow with each batch.  Reports the agent's own names table at the end."""
+    from asynctop_agent import _core
+
+    async def main():
+        for batch in range(int(os.environ.get("NAMES_BATCHES", "8"))):
+            ev = asyncio.Event()
+            ts = [asyncio.create_task(ev.wait(), name="n-%d-%d" % (batch, i)) for i in range(2000)]
+            await asyncio.sleep(0)
+            await mark("alive")
+            ev.set()
+            await asyncio.gather(*ts)
+        await mark("finished")
+        truth["name_ids"] = len(_core.S.name_ids)
+
+    asyncio.run(main())
+
+
 def case_idle():
     async def main():
         await mark("started")
