@@ -378,6 +378,12 @@ def _finish(rec, now):
         rec.busy += d
     rec.state = DONE
     rec.ended = rec.t_mark = now
+    ref = rec.ref
+    if ref is not None:
+        # The finaliser needs the record only while the task is unfinished: breaking the cycle
+        # record <-> weak reference lets a record leaving the ring be freed at once, not at the
+        # next full collection (which let some 40 000 of them pile up at 1 000 tasks a second).
+        ref.rec = None
     if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
         rec.dirty = True
         S.journal.append(rec)

@@ -395,10 +395,11 @@ class Server:
 
     def _sweep_names(self):
         """Forget the task names no record references any more, once they outnumber the records
-        that can: amortised, and the names table stays about as large as the tasks it names.
-        Names are interned on this thread only, so nothing races with the sweep."""
-        bound = 2 * (len(S.live) + len(S.ring)) + 4096
-        if len(S.name_ids) <= bound:
+        that can by max(records, 4096): each sweep, which costs about as much as the records,
+        then forgets at least that many names, and the table stays within about twice the tasks
+        it names.  Names are interned on this thread only, so nothing races with the sweep."""
+        records = len(S.live) + len(S.ring) + sum(len(c.pinned) for c in S.clients)
+        if len(S.name_ids) <= records + max(records, 4096):
             return
         used = {r.name_id for r in list(S.live.values())}
         used.update(r.name_id for r in list(S.ring))
