@@ -4,7 +4,7 @@ grows with every name ever seen."""
 
 import unittest
 
-from test_agent import AgentCase, Child
+from agentcase import AgentCase, Child
 
 
 class Names(AgentCase):
