@@ -755,14 +755,21 @@ class Server:
 
     def _pack(self, c, r, pinned, parts, out):
         name_id = _task_name(r)
-        parked, nw = self._parked_of(r)
+        st = r.state
+        if st == RUNNING or st == DONE or not r.polls:
+            parked, nw = 0, False
+        elif r.walked == r.polls:  # did not step since its last walk: _parked_of's answer, inline
+            parked, nw = r.parked, r.no_waker
+        else:
+            parked, nw = self._parked_of(r)
         # The fields are loaded as the call's arguments with no call in between, so the loop
         # thread cannot change r half-way through them.
         parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,
                                r.flags | (F_NO_WAKER if nw else 0), parked, r.created, r.ended, r.t_mark,
                                r.polls, r.wakes, r.self_wakes, r.busy, r.sched, r.idle, r.max_step, 0))
         r.max_step = 0
-        if parked:
+        sent_stack, sent_str = c.sent_stack, c.sent_str
+        if parked and parked not in sent_stack:
             self._need_stack(c, parked, out)
         tid = r.tid
         old = c.named.get(tid, 0)
@@ -785,9 +792,14 @@ class Server:
                     c.named.pop(tid, None)
                 if old:
                     self._unname(c, old)
-        self._need_stack(c, r.stack, out)
-        self._need_str(c, name_id, out)
-        self._need_str(c, r.thread_name, out)
+        # What a record needs defined, looked up inline: after a connection's first records,
+        # nearly every record needs nothing.
+        if r.stack not in sent_stack:
+            self._need_stack(c, r.stack, out)
+        if name_id and name_id not in sent_str:
+            self._need_str(c, name_id, out)
+        if r.thread_name not in sent_str:
+            self._need_str(c, r.thread_name, out)
 
     @staticmethod
     def _unname(c, sid):
