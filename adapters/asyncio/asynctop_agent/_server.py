@@ -813,7 +813,8 @@ class Server:
     def _retired(self, c):
         """The name ids to retire at this reply's end: sent, and named by no task the reader
         keeps.  The reader forgets them; a task named so again later gets the definition again."""
-        out = [sid for sid in c.unnamed if sid not in c.name_refs and sid in c.sent_str]
+        other = S.other_id  # a full table names tasks [other], a frame too: never retired
+        out = [sid for sid in c.unnamed if sid not in c.name_refs and sid in c.sent_str and sid != other]
         c.unnamed.clear()
         for sid in out:
             c.sent_str.discard(sid)
