@@ -431,7 +431,8 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
+bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer \
+	$(BIN)
 	$(Q)sh tests/bench/report.sh $(abspath $(O)) docs/performance.md
 
 # ---- install ---------------------------------------------------------------
