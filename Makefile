@@ -279,12 +279,14 @@ check-stress: deps $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main
 		sh tests/stress.sh $(abspath $(TESTBIN)) $(STRESS_RUNS) $(STRESS_LOAD)
 
 # The viewer's resident size on a churning workload, once its history is
-# full: it must stay flat (SOAK_SECONDS; CI runs two minutes).
+# full: it must stay flat (SOAK_SECONDS; CI runs two minutes).  The tokio
+# soak, then the asyncio one (and the application's size), half each.
 SOAK_SECONDS ?= 120
 .PHONY: soak
 soak: deps $(BIN) $(TOKIO_SIM)
 	$(call msg,SOAK,$(SOAK_SECONDS)s)
-	$(Q)sh tests/soak.sh $(abspath $(BIN)) $(abspath $(TOKIO_SIM)) tests/data/tokio/churn.scn $(SOAK_SECONDS)
+	$(Q)sh tests/soak.sh $(abspath $(BIN)) $(abspath $(TOKIO_SIM)) tests/data/tokio/churn.scn $(SOAK_SECONDS) \
+		$(abspath adapters/asyncio)
 
 # `make demo` itself, headless: three text windows whose leaders are the
 # demo's designed task families.
@@ -431,7 +433,8 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/bench OPT='-O2 -g -DNDEBUG' bench-run
 
 .PHONY: bench-run
-bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer
+bench-run: $(BENCHBIN) $(BENCHMODEL) $(BENCHTOKIO) $(GOBENCH) $(O)/tests/bench_viewer $(O)/tests/bench/idle_viewer \
+	$(BIN)
 	$(Q)sh tests/bench/report.sh $(abspath $(O)) docs/performance.md
 
 # ---- install ---------------------------------------------------------------

@@ -13,9 +13,9 @@
  *   seq;
  * - HELLO_OK.pid is not compared with the pid asked for (PID namespaces
  *   differ); SO_PEERCRED and proc_start_ticks decide;
- * - HELLO asks for versions 3..3: an older agent is refused with the
- *   versions named (it sends no parked-at stacks, or drops frames of deep
- *   stacks without counting them). */
+ * - HELLO asks for versions 4..4: an older agent is refused with the
+ *   versions named (it sends no parked-at stacks, drops frames of deep
+ *   stacks without counting them, or never retires a task's name). */
 #include "adapters/asyncio.h"
 
 #include <errno.h>
@@ -205,7 +205,9 @@ static enum status read_slice(struct adapter *a, struct collect *c,
 		    (e->flags & END_FINAL))
 			st = STATUS_OK;
 	} else if (st == STATUS_OK) {
+		p->hold = c;
 		st = aio_read_reply(p, p->seq, deadline, timeout, e, f);
+		p->hold = NULL;
 	}
 	if (st == STATUS_OK)
 		p->loop_threads = e->loop_threads;
@@ -528,6 +530,7 @@ static void aio_close(struct adapter *a)
 	aio_reset(p);
 	remove_dead_socket(&p->ep);
 	mem_free(p->strs);
+	mem_free(p->free_strs);
 	mem_free(p->stks);
 	mem_free(p->frame_pool);
 	mem_free(p->tasks);

@@ -7,7 +7,7 @@
 #include "adapters/adapter.h"
 
 /* The protocol version this reader speaks, and its frame limits. */
-#define ASYNCIO_PROTO_VERSION 3
+#define ASYNCIO_PROTO_VERSION 4
 #define ASYNCIO_HEADER_SIZE   16
 #define ASYNCIO_MAX_PAYLOAD   ((uint32_t)1 << 20)
 
@@ -22,6 +22,7 @@ enum asyncio_frame {
 	ASYNCIO_TASKS = 0x0084,
 	ASYNCIO_AGGS = 0x0085,
 	ASYNCIO_END = 0x0086,
+	ASYNCIO_RETIRE = 0x0087,
 	ASYNCIO_ERROR = 0x00ff,
 };
 

@@ -26,6 +26,7 @@ void aio_reset(struct aio *p)
 	for (i = 0; i < p->nstrs; i++)
 		mem_free(p->strs[i].p);
 	p->nstrs = p->nstks = p->nframes = p->ntasks = p->nsites = 0;
+	p->nfree = p->nretiring = 0;
 	aio_idmap_fini(&p->str_ids);
 	aio_idmap_fini(&p->stk_ids);
 	aio_idmap_fini(&p->task_ids);
@@ -166,6 +167,8 @@ const char *aio_frame_name(uint16_t type)
 		return "AGGS";
 	case ASYNCIO_END:
 		return "END";
+	case ASYNCIO_RETIRE:
+		return "RETIRE";
 	case ASYNCIO_ERROR:
 		return "ERROR";
 	default:
@@ -259,7 +262,7 @@ enum status aio_read_frame(struct aio *p, uint64_t deadline,
 		    "speaks %d",
 		    version, ASYNCIO_PROTO_VERSION);
 	if (*type < ASYNCIO_HELLO_OK ||
-	    (*type > ASYNCIO_END && *type != ASYNCIO_ERROR))
+	    (*type > ASYNCIO_RETIRE && *type != ASYNCIO_ERROR))
 		return aio_failf(f, STATUS_MALFORMED, NULL, NULL,
 		                 "unknown frame type 0x%04x", *type);
 	if (len > p->max_payload)
@@ -344,6 +347,7 @@ enum status aio_read_reply(struct aio *p, uint32_t want, uint64_t deadline,
                            struct failure *f)
 {
 	uint64_t records[2] = { 0, 0 }; /* [0] pushed, [1] requested */
+	uint64_t cap = u64_add_sat(deadline, (REPLY_CAP - 1) * timeout_ns);
 
 	for (;;) {
 		uint16_t type;
@@ -354,6 +358,15 @@ enum status aio_read_reply(struct aio *p, uint32_t want, uint64_t deadline,
 
 		if (st != STATUS_OK)
 			return st;
+		/* an agent short of CPU sends a large reply slowly, a frame
+		 * at a time: it is answering, so the wait restarts (not once
+		 * a stop was asked for: the stop's grace is short) */
+		if (!p->hold || !collect_stopping(p->hold)) {
+			deadline = u64_min(
+			    u64_add_sat(collect_now(), timeout_ns), cap);
+			if (p->hold)
+				collect_hold(p->hold, deadline);
+		}
 		if (seq != 0 && seq != want)
 			return aio_failf(
 			    f, STATUS_MALFORMED, NULL, NULL,
@@ -374,6 +387,9 @@ enum status aio_read_reply(struct aio *p, uint32_t want, uint64_t deadline,
 			break;
 		case ASYNCIO_AGGS:
 			st = aio_take_aggs(p, f);
+			break;
+		case ASYNCIO_RETIRE:
+			st = aio_take_retire(p, f);
 			break;
 		case ASYNCIO_ERROR:
 			return aio_agent_error(p, f);

@@ -29,6 +29,7 @@
 #define MAX_SITES   ((size_t)1 << 20)
 #define MAX_FRAMES  4096 /* frames handed over per sample (leaf side) */
 #define MAX_SLICES  1024 /* replies of one READ answered in slices */
+#define REPLY_CAP   4    /* one reply's longest wait, in reply timeouts */
 #define STOP_READ_NS \
 	(800 * MS) /* a read at or past the end, within the grace */
 #define SNAPSHOT_NS (1000 * MS) /* the longest gap between two READs */
@@ -57,8 +58,10 @@ struct idmap {
 };
 
 struct str {
-	char *p;
-	uint32_t len;
+	char *p; /* NULL: a free slot (a retired string's) */
+	uint32_t len, id;
+	bool framed;   /* a stack names it: never retired */
+	bool retiring; /* retired: freed at the next window's start */
 };
 
 struct stk {
@@ -99,6 +102,8 @@ struct aio {
 	/* per-connection tables */
 	struct str *strs;
 	size_t nstrs, capstrs;
+	uint32_t *free_strs; /* slots of retired strings, for reuse */
+	size_t nfree, capfree, nretiring;
 	struct stk *stks;
 	size_t nstks, capstks;
 	uint32_t *frame_pool;
@@ -122,6 +127,7 @@ struct aio {
 	char source[160];
 	char err[600];
 	struct wire w;
+	struct collect *hold; /* the window a reply is read for, or NULL */
 	unsigned char *rx;
 	size_t caprx;
 };
@@ -185,8 +191,11 @@ MUST_CHECK enum status aio_read_frame(struct aio *p, uint64_t deadline,
 /* Words the ERROR frame in p->w into f; returns its status. */
 MUST_CHECK enum status aio_agent_error(struct aio *p, struct failure *f);
 /* Reads frames into the tables until the END of request want (or a FINAL
- * push, seq 0; want 0: only such a push is expected), into *e; blocks until
- * the deadline.  On failure fills f. */
+ * push, seq 0; want 0: only such a push is expected), into *e.  The
+ * deadline counts from the last frame received: each frame moves it to
+ * timeout_ns later (holding p->hold that long, when set), up to REPLY_CAP
+ * timeouts after the first deadline, so an agent that keeps sending is
+ * waited for, and one that trickles is still bounded.  On failure fills f. */
 MUST_CHECK enum status aio_read_reply(struct aio *p, uint32_t want,
                                       uint64_t deadline, uint64_t timeout_ns,
                                       struct end *e, struct failure *f);
@@ -201,6 +210,13 @@ MUST_CHECK enum status aio_take_stacks(struct aio *p, struct failure *f);
 MUST_CHECK enum status aio_take_tasks(struct aio *p, uint64_t *records,
                                       struct failure *f);
 MUST_CHECK enum status aio_take_aggs(struct aio *p, struct failure *f);
+/* Takes a RETIRE frame: each id must be a defined string that no stack,
+ * no unfinished task's name and no thread names; it is marked retiring (a
+ * record naming it is then malformed) and freed by aio_forget_retired, at
+ * the window's roll, once the finished tasks that named it are gone. */
+MUST_CHECK enum status aio_take_retire(struct aio *p, struct failure *f);
+/* Frees the strings marked retiring. */
+void aio_forget_retired(struct aio *p);
 /* Reads the END in p->w into *e; STATUS_MALFORMED (f filled). */
 MUST_CHECK enum status aio_take_end(struct aio *p, struct end *e,
                                     struct failure *f);

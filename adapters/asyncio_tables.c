@@ -112,7 +112,7 @@ static bool str_ref(const struct aio *p, uint32_t id, uint32_t *ref)
 	*ref = 0;
 	if (!id)
 		return true;
-	if (!aio_idmap_get(&p->str_ids, id, &v))
+	if (!aio_idmap_get(&p->str_ids, id, &v) || p->strs[v].retiring)
 		return false;
 	*ref = v + 1;
 	return true;
@@ -144,18 +144,37 @@ enum status aio_take_strings(struct aio *p, struct failure *f)
 
 	(void)wire_u32(w, "the string count", &count);
 	(void)wire_count(w, "the string count", count, 8);
-	if (wire_status(w) == STATUS_OK && p->nstrs + count > MAX_ENTRIES)
+	if (wire_status(w) == STATUS_OK &&
+	    p->nstrs - p->nfree + count > MAX_ENTRIES)
 		(void)wire_fail(w, 0, "more than %zu strings", MAX_ENTRIES);
 	for (i = 0; i < count && wire_status(w) == STATUS_OK; i++) {
 		size_t at = w->off;
 		const unsigned char *bytes;
-		uint32_t id, len, dummy;
+		uint32_t id, len, dummy, slot;
 		char *copy;
 
 		(void)wire_u32(w, "a string id", &id);
 		(void)wire_u32(w, "a string length", &len);
 		if (wire_status(w) != STATUS_OK)
 			break;
+		if (id != 0 && aio_idmap_get(&p->str_ids, id, &dummy) &&
+		    p->strs[dummy].retiring) {
+			/* named again before it was freed: it stays, with
+			 * the same text (an id never means another) */
+			if (wire_bytes(w, "a string", len, &bytes) != STATUS_OK)
+				break;
+			if (len != p->strs[dummy].len ||
+			    memcmp(bytes, p->strs[dummy].p, len)) {
+				(void)wire_fail(
+				    w, at,
+				    "string id %u, retired, is defined again with another text",
+				    id);
+				break;
+			}
+			p->strs[dummy].retiring = false;
+			p->nretiring--;
+			continue;
+		}
 		if (id == 0 || aio_idmap_get(&p->str_ids, id, &dummy)) {
 			(void)wire_fail(w, at, "string id %u %s", id,
 			                id ? "defined twice" : "is reserved");
@@ -169,20 +188,23 @@ enum status aio_take_strings(struct aio *p, struct failure *f)
 		}
 		if (wire_bytes(w, "a string", len, &bytes) != STATUS_OK)
 			break;
-		if (mem_grow(&p->strs, &p->capstrs, p->nstrs + 1,
-		             sizeof(*p->strs)) != STATUS_OK)
+		if (!p->nfree && mem_grow(&p->strs, &p->capstrs, p->nstrs + 1,
+		                          sizeof(*p->strs)) != STATUS_OK)
 			return nomem(f);
+		slot =
+		    p->nfree ? p->free_strs[p->nfree - 1] : (uint32_t)p->nstrs;
 		copy = mem_strndup((const char *)bytes, len);
 		if (!copy)
 			return nomem(f);
-		if (aio_idmap_put(&p->str_ids, id, (uint32_t)p->nstrs) !=
-		    STATUS_OK) {
+		if (aio_idmap_put(&p->str_ids, id, slot) != STATUS_OK) {
 			mem_free(copy);
 			return nomem(f);
 		}
-		p->strs[p->nstrs].p = copy;
-		p->strs[p->nstrs].len = len;
-		p->nstrs++;
+		p->strs[slot] = (struct str){ .p = copy, .len = len, .id = id };
+		if (p->nfree)
+			p->nfree--;
+		else
+			p->nstrs++;
 	}
 	(void)wire_end(w, "the last string");
 	return wire_status(w) == STATUS_OK ? STATUS_OK
@@ -256,6 +278,7 @@ enum status aio_take_stacks(struct aio *p, struct failure *f)
 				break;
 			}
 			p->frame_pool[p->nframes + j] = ref - 1;
+			p->strs[ref - 1].framed = true;
 		}
 		if (wire_status(w) != STATUS_OK)
 			break;
@@ -547,4 +570,85 @@ enum status aio_take_end(struct aio *p, struct end *e, struct failure *f)
 		    (unsigned long long)p->t_last);
 	return wire_status(w) == STATUS_OK ? STATUS_OK
 	                                   : aio_malformed(f, w, "END");
+}
+
+/* Why string slot v may not be retired now, or NULL. */
+static const char *in_use(const struct aio *p, uint32_t v)
+{
+	size_t i;
+
+	if (p->strs[v].framed)
+		return "a stack names it";
+	for (i = 0; i < p->ntasks; i++) {
+		const struct task *t = &p->tasks[i];
+
+		if (t->thread == v + 1)
+			return "a task's thread has it";
+		if (t->name == v + 1 && t->state != TASK_DONE)
+			return "an unfinished task is named so";
+	}
+	for (i = 0; i < p->nsites; i++)
+		if (p->sites[i].thread == v + 1)
+			return "an aggregate's thread has it";
+	return NULL;
+}
+
+enum status aio_take_retire(struct aio *p, struct failure *f)
+{
+	struct wire *w = &p->w;
+	uint32_t count, i;
+
+	(void)wire_u32(w, "the retired count", &count);
+	(void)wire_count(w, "the retired count", count, 4);
+	for (i = 0; i < count && wire_status(w) == STATUS_OK; i++) {
+		size_t at = w->off;
+		uint32_t id, v;
+		const char *why;
+
+		if (wire_u32(w, "a retired string id", &id) != STATUS_OK)
+			break;
+		if (!aio_idmap_get(&p->str_ids, id, &v)) {
+			(void)wire_fail(
+			    w, at, "string id %u is retired but not defined",
+			    id);
+			break;
+		}
+		if (p->strs[v].retiring) {
+			(void)wire_fail(w, at, "string id %u is retired twice",
+			                id);
+			break;
+		}
+		why = in_use(p, v);
+		if (why) {
+			(void)wire_fail(
+			    w, at, "string id %u is retired while %s", id, why);
+			break;
+		}
+		p->strs[v].retiring = true;
+		p->nretiring++;
+	}
+	(void)wire_end(w, "the last retired id");
+	return wire_status(w) == STATUS_OK ? STATUS_OK
+	                                   : aio_malformed(f, w, "RETIRE");
+}
+
+void aio_forget_retired(struct aio *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nstrs && p->nretiring; i++) {
+		struct str *s = &p->strs[i];
+
+		if (!s->p || !s->retiring)
+			continue;
+		if (mem_grow(&p->free_strs, &p->capfree, p->nfree + 1,
+		             sizeof(*p->free_strs)) != STATUS_OK)
+			return; /* kept retiring: tried again at the next roll
+			         */
+		aio_idmap_del(&p->str_ids, s->id);
+		mem_free(s->p);
+		*s = (struct str){ .p = NULL };
+		p->free_strs[p->nfree++] = (uint32_t)i;
+		p->nretiring--;
+	}
 }

@@ -248,5 +248,7 @@ void aio_roll(struct aio *p, uint64_t T)
 	for (i = 0; i < p->nsites; i++)
 		memcpy(p->sites[i].base, p->sites[i].cur,
 		       sizeof(p->sites[i].base));
+	if (p->nretiring) /* the finished tasks that named them are gone */
+		aio_forget_retired(p);
 	p->t_start = p->t_last = T;
 }

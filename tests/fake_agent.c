@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "adapters/asyncio.h"
@@ -132,6 +133,17 @@ void put_tasks(struct buf *b, uint32_t seq, const struct ftask *t, size_t n)
 	fr_end(b, at);
 }
 
+void put_retire(struct buf *b, uint32_t seq, const uint32_t *ids, size_t n)
+{
+	size_t at, i;
+
+	fr_begin(b, ASYNCIO_RETIRE, seq, &at);
+	(void)wire_put_u32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		(void)wire_put_u32(b, ids[i]);
+	fr_end(b, at);
+}
+
 void put_aggs(struct buf *b, uint32_t seq, const struct fagg *g, size_t n)
 {
 	size_t at, i;
@@ -243,6 +255,26 @@ static void agent_more(struct agent *g, int fd)
 	buf_fini(&b);
 }
 
+/* Sends the frames of p one at a time, ms milliseconds before each, as an
+ * agent short of CPU answers a large read. */
+static void agent_send_slowly(int fd, const char *p, size_t n, size_t ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000),
+		               .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (n >= 16) {
+		size_t len =
+		    16 + (size_t)wire_le32((const unsigned char *)p + 8);
+
+		if (len > n)
+			len = n;
+		nanosleep(&ts, NULL);
+		agent_send(fd, p, len);
+		p += len;
+		n -= len;
+	}
+}
+
 static void *agent_serve(void *arg)
 {
 	struct agent *g = arg;
@@ -273,8 +305,12 @@ static void *agent_serve(void *arg)
 			break;
 		if (i + 1 == g->nsteps && g->unlink_at_end)
 			unlink(g->path); /* as an exiting agent, first */
-		agent_send(fd, s->out.data,
-		           s->mode == AGENT_CUT ? s->cut : s->out.len);
+		if (s->mode == AGENT_SLOW)
+			agent_send_slowly(fd, (const char *)s->out.data,
+			                  s->out.len, s->cut);
+		else
+			agent_send(fd, s->out.data,
+			           s->mode == AGENT_CUT ? s->cut : s->out.len);
 		if (s->mode == AGENT_CUT)
 			break;
 	}

@@ -71,6 +71,8 @@ struct fagg {
 /* AGGS with the n aggregates of g. */
 void put_aggs(struct buf *b, uint32_t seq, const struct fagg *g, size_t n);
 
+/* RETIRE of the n string ids of ids. */
+void put_retire(struct buf *b, uint32_t seq, const uint32_t *ids, size_t n);
 enum { END_FINAL_F = 1, END_FIRST_F = 2, END_MORE_F = 16 };
 
 /* END of request seq at monotonic boundary ns (wall clock 1700000000 s
@@ -87,6 +89,8 @@ enum agent_mode {
 	AGENT_PUSH,  /* send the bytes without a request */
 	AGENT_CLOSE, /* read a request, close */
 	AGENT_MORE,  /* answer every request with an empty END MORE */
+	AGENT_SLOW,  /* read a request, send the bytes a frame at a time,
+	                `cut` ms before each */
 };
 
 struct agent_step {

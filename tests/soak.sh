@@ -1,16 +1,22 @@
 #!/bin/sh
-# make soak: the viewer (without a terminal, --dump-screen) on the
-# console-api simulator's churn scenario, a new task and a never-seen task
-# name every millisecond, with a history of 4 half-second windows.  Once
-# the history is full, the resident size is read from /proc every 2 s; the
-# soak fails when the last readings stand more than SOAK_SLACK_KB above the
-# first ones (docs/testing.md).
-# usage: tests/soak.sh ASYNCTOP TOKIO_SIM SCENARIO SECONDS
+# make soak: the viewer (without a terminal, --dump-screen) with a history
+# of 4 half-second windows, on two churning workloads, one after the other:
+# the console-api simulator's churn scenario (a new task and a never-seen
+# task name every millisecond), then, with AGENT_DIR, the asyncio agent on
+# the same churn (adapters/asyncio/tests/soak_workload.py).  Once the
+# history is full, the resident size is read from /proc every 2 s; a soak
+# fails when the last readings stand more than SOAK_SLACK_KB above the
+# first ones (the application's: SOAK_APP_SLACK_KB; docs/testing.md).  With
+# both, each soak takes half of SECONDS.
+# usage: tests/soak.sh ASYNCTOP TOKIO_SIM SCENARIO SECONDS [AGENT_DIR]
 bin=$1
 sim=$2
 scn=$3
 secs=${4:-120}
+agent=$5
 slack=${SOAK_SLACK_KB:-512}
+app_slack=${SOAK_APP_SLACK_KB:-1024}
+[ -n "$agent" ] && [ "${SOAK_ONLY:-}" != asyncio ] && secs=$((secs / 2))
 dir=$(mktemp -d "${TMPDIR:-/tmp}/asynctop-soak.XXXXXX") || exit 2
 spid=""
 vpid=""
@@ -24,53 +30,93 @@ stop() {
 trap 'stop; rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM HUP
 
-"$sim" "$scn" 127.0.0.1:0 >"$dir/sim" 2>&1 &
+rss() {
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$1/status" 2>/dev/null
+}
+
+# soak LABEL PID...: reads the resident size of each PID every 2 s for
+# secs, after 10 s in which the history fills (2 s) and the allocator and
+# the tables reach their working size; fails on growth past the slack.
+# The least of the first five readings against the least of the last
+# five, so that a passing peak does not count as growth.
+soak() {
+	label=$1
+	shift
+	sleep 10
+	n=$(((secs - 10) / 2))
+	[ "$n" -ge 10 ] || n=10
+	for p in "$@"; do : >"$dir/rss.$p"; done
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		for p in "$@"; do
+			r=$(rss "$p")
+			if [ -z "$r" ]; then
+				echo "soak: $label: process $p stopped after $((10 + 2 * i)) s; the viewer said:" >&2
+				cat "$dir/err" >&2
+				if [ -f "$dir/apperr" ]; then
+					echo "soak: $label: the application said:" >&2
+					cat "$dir/apperr" >&2
+				fi
+				return 1
+			fi
+			echo "$r" >>"$dir/rss.$p"
+		done
+		sleep 2
+		i=$((i + 1))
+	done
+	for p in "$@"; do
+		what="the viewer"
+		limit=$slack
+		[ "$p" = "$vpid" ] || { what="the application" && limit=$app_slack; }
+		first=$(head -n 5 "$dir/rss.$p" | sort -n | head -n 1)
+		last=$(tail -n 5 "$dir/rss.$p" | sort -n | head -n 1)
+		echo "soak: $label: $what: RSS $first kB once the history was full, $last kB after $secs s ($((last - first)) kB; $n readings: $(tr '\n' ' ' <"$dir/rss.$p"))"
+		if [ $((last - first)) -gt "$limit" ]; then
+			echo "soak: $label: FAILED: the resident size of $what grew by $((last - first)) kB (over $limit kB) with the history full" >&2
+			return 1
+		fi
+	done
+	echo "soak: $label: flat"
+}
+
+# SOAK_ONLY=asyncio skips the tokio soak (then the asyncio one takes all SECONDS)
+if [ "${SOAK_ONLY:-}" != asyncio ]; then
+	"$sim" "$scn" 127.0.0.1:0 >"$dir/sim" 2>&1 &
+	spid=$!
+	i=0
+	until grep -q '^listening on ' "$dir/sim"; do
+		i=$((i + 1))
+		if [ $i -ge 300 ] || ! kill -0 "$spid" 2>/dev/null; then
+			echo "soak: the simulator did not start:" >&2
+			cat "$dir/sim" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	ep=$(sed -n 's/^listening on //p' "$dir/sim")
+
+	"$bin" -a tokio -e "$ep" -w 0.5 --history 4 --exit-after 1000000 \
+		--dump-screen 100x30 >"$dir/screen" 2>"$dir/err" &
+	vpid=$!
+
+	soak tokio "$vpid" || exit 1
+	stop
+fi
+
+[ -n "$agent" ] || exit 0
+PYTHONPATH= python3 "$agent/tests/soak_workload.py" >"$dir/app" 2>"$dir/apperr" &
 spid=$!
 i=0
-until grep -q '^listening on ' "$dir/sim"; do
+until [ -s "$dir/app" ]; do
 	i=$((i + 1))
 	if [ $i -ge 300 ] || ! kill -0 "$spid" 2>/dev/null; then
-		echo "soak: the simulator did not start:" >&2
-		cat "$dir/sim" >&2
+		echo "soak: the asyncio workload did not start:" >&2
+		cat "$dir/apperr" >&2
 		exit 1
 	fi
 	sleep 0.1
 done
-ep=$(sed -n 's/^listening on //p' "$dir/sim")
-
-"$bin" -a tokio -e "$ep" -w 0.5 --history 4 --exit-after 1000000 \
+"$bin" -a asyncio -e "$spid" -w 0.5 --history 4 --exit-after 1000000 \
 	--dump-screen 100x30 >"$dir/screen" 2>"$dir/err" &
 vpid=$!
-
-rss() {
-	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$vpid/status" 2>/dev/null
-}
-
-# The history is full after 2 s; the first 10 s also let the allocator and
-# the tables reach their working size.
-sleep 10
-n=$(((secs - 10) / 2))
-[ "$n" -ge 10 ] || n=10
-: >"$dir/rss"
-i=0
-while [ "$i" -lt "$n" ]; do
-	r=$(rss)
-	if [ -z "$r" ]; then
-		echo "soak: the viewer stopped after $((10 + 2 * i)) s:" >&2
-		cat "$dir/err" >&2
-		exit 1
-	fi
-	echo "$r" >>"$dir/rss"
-	sleep 2
-	i=$((i + 1))
-done
-# the least of the first five readings against the least of the last five,
-# so that a passing peak does not count as growth
-first=$(head -n 5 "$dir/rss" | sort -n | head -n 1)
-last=$(tail -n 5 "$dir/rss" | sort -n | head -n 1)
-echo "soak: RSS $first kB once the history was full, $last kB after $secs s ($((last - first)) kB; $n readings: $(tr '\n' ' ' <"$dir/rss"))"
-if [ $((last - first)) -gt "$slack" ]; then
-	echo "soak: FAILED: the resident size grew by $((last - first)) kB (over $slack kB) with the history full" >&2
-	exit 1
-fi
-echo "soak: flat within $slack kB"
+soak asyncio "$vpid" "$spid" || exit 1

@@ -249,6 +249,58 @@ START_TEST(asyncio_timeout)
 }
 END_TEST
 
+/* A reply that keeps coming, a frame at a time, is waited for past the
+ * reply timeout: the timeout counts from the last frame received (an agent
+ * short of CPU answering a slice of a large backlog). */
+START_TEST(asyncio_slow_reply_is_waited_for)
+{
+	struct agent g;
+	static struct agent_run r;
+	struct buf *b;
+	size_t i, windows = 0;
+
+	agent_init(&g);
+	put_hello_ok(agent_step(&g, AGENT_REPLY), 1, 4242);
+	b = agent_step(&g, AGENT_SLOW);
+	agent_first_reply(b); /* four frames, 150 ms apart: 600 ms */
+	g.step[1].cut = 150;
+	put_end(agent_step(&g, AGENT_REPLY), 3, MSs(1500), 0, 1, 0);
+	agent_start(&g);
+	agent_drive(g.path, 100 * MSEC, 10 * SEC, 1, 300 * MSEC, &r);
+	for (i = 0; i < r.n; i++) {
+		ck_assert_msg(r.m[i].kind != WORKER_ERROR, "%s", r.m[i].detail);
+		windows += r.m[i].kind == WORKER_WINDOW;
+	}
+	ck_assert_uint_eq(windows, 1);
+	agent_fini(&g);
+}
+END_TEST
+
+/* An agent that trickles frames forever is still bounded: a reply waits at
+ * most REPLY_CAP timeouts in all. */
+START_TEST(asyncio_trickling_reply_is_bounded)
+{
+	struct agent g;
+	static struct agent_run r;
+	struct buf *b;
+	int k;
+
+	agent_init(&g);
+	put_hello_ok(agent_step(&g, AGENT_REPLY), 1, 4242);
+	b = agent_step(&g, AGENT_SLOW);
+	for (k = 0; k < 12; k++) /* 12 frames 200 ms apart: 2.4 s > 1.2 s */
+		put_tasks(b, 2, NULL, 0);
+	put_end(b, 2, MSs(1000), 0, 1, END_FIRST_F);
+	g.step[1].cut = 200;
+	agent_start(&g);
+	agent_drive(g.path, 100 * MSEC, 10 * SEC, 1, 300 * MSEC, &r);
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_int_eq(r.m[0].kind, WORKER_ERROR);
+	ck_assert_int_eq(r.m[0].st, STATUS_TIMEOUT);
+	agent_fini(&g);
+}
+END_TEST
+
 /* A stale socket: unreachable, with what a stale socket means. */
 START_TEST(asyncio_unreachable)
 {
@@ -624,6 +676,8 @@ Suite *suite_asyncio(void)
 	tcase_add_test(t, asyncio_progress_then_exit);
 	tcase_add_test(t, asyncio_lost_keeps_partial);
 	tcase_add_test(t, asyncio_timeout);
+	tcase_add_test(t, asyncio_slow_reply_is_waited_for);
+	tcase_add_test(t, asyncio_trickling_reply_is_bounded);
 	tcase_add_test(t, asyncio_unreachable);
 	tcase_add_test(t, asyncio_deep_chain);
 	tcase_add_test(t, asyncio_allocation_failures);

@@ -297,7 +297,7 @@ static const struct bad bads[] = {
 	  "the reply does not start with the magic \"ATOP\" (got 48 54 54 50): "
 	  "not an asynctop agent" },
 	{ "version", bad_version, STATUS_MALFORMED,
-	  "agent speaks protocol version 2, this reader speaks 3" },
+	  "agent speaks protocol version 2, this reader speaks 4" },
 	{ "oversized", oversized, STATUS_MALFORMED,
 	  "a TASKS frame of 2097152 bytes exceeds the 1048576-byte limit" },
 	{ "type", unknown_type, STATUS_MALFORMED, "unknown frame type 0x0042" },
@@ -339,7 +339,7 @@ static const struct bad bads[] = {
 	  "the agent answered one read in more than 1024 slices: it falls too "
 	  "far behind the application, or this is not an asynctop agent" },
 	{ "hello version", hello_error_version, STATUS_MALFORMED,
-	  "the agent does not speak version 3: this agent speaks 2" },
+	  "the agent does not speak version 4: this agent speaks 2" },
 	{ "parked undefined", parked_undefined, STATUS_MALFORMED,
 	  "TASKS frame: task 1 is parked at stack 99, which is not defined at offset 44" },
 	{ "parked parent", parked_with_parent, STATUS_MALFORMED,

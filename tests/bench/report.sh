@@ -16,7 +16,7 @@ trap 'rm -f "$all"' EXIT
 	sh tests/bench/tokio.sh "$build"
 	"$build"/tests/bench_viewer
 	sh tests/bench/idle.sh "$build"/tests/bench/idle_viewer
-	python3 adapters/asyncio/tests/bench_agent.py
+	python3 adapters/asyncio/tests/bench_agent.py --asynctop="$build"/asynctop
 } 2>&1 | tee "$all"
 
 # one row per headline: what, the figures, against what
@@ -40,10 +40,12 @@ table() {
 		line = $0; sub(/^ */, "", line); gsub(/  +/, " ", line)
 		printf "| %s | %s |\n", what, line
 	}
-	/stall at [0-9]+ tasks/ { n = $3 }
-	/added: median/ {
-		line = $0; sub(/^ */, "", line); gsub(/  +/, " ", line)
-		printf "| asyncio agent read stall, %s tasks | ticker lateness %s (with reads against without) |\n", n, line
+	/stall at [0-9]+ tasks/ {
+		n = $3; rd = ($0 ~ /asynctop reader/) ? "asynctop'"'"'s reader" : "Python reader"
+	}
+	/reading \/ quiet:/ {
+		line = $0; sub(/^ *reading \/ quiet: */, "", line); gsub(/  +/, " ", line)
+		printf "| asyncio agent read stall, %s tasks, %s | ticker lateness while read against quiet phases of the same run: %s |\n", n, rd, line
 	}' "$all"
 }
 

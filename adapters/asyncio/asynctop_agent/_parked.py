@@ -19,7 +19,7 @@ import types
 
 import asyncio
 
-from ._core import S, MAX_DEPTH, _frame_id, _ASYNCIO_DIR
+from ._core import S, MAX_DEPTH, MAX_INTERN, _frame_id, _ASYNCIO_DIR
 from ._timers import timer as _timer
 
 _CORO = types.CoroutineType
@@ -114,15 +114,56 @@ def _inner(obj):
     return None
 
 
+_walks = {}  # chain key -> parked stack id, for chains whose stack their frames alone decide
+
+
 def walk(task, timers):
     """(parked stack id or 0, no_waker) of a task that is not running.
+
+    Most tasks park where they parked before (a worker at its queue, a poller at its sleep): the
+    chain's (code, instruction) pairs are read first, and when they are a chain already walked
+    whose stack its frames alone decide (its label comes from an asyncio frame, not from the
+    awaited future or task), that stack is the answer without naming anything again.  Every code
+    object of a stored key was interned by the walk that stored it and is kept alive, so its id
+    is never reused.
 
     timers: a per-read cache of the tasks a loop's pending timeouts target ({} to start)."""
     if task.done():
         return 0, False
     obj = task._coro
+    key = []
+    while obj is not None:
+        tp = type(obj)
+        if tp is _CORO:
+            f = obj.cr_frame
+            nxt = obj.cr_await
+        elif tp is _GEN:
+            f = obj.gi_frame
+            nxt = obj.gi_yieldfrom
+        else:
+            break
+        if f is None:
+            break
+        key.append(id(f.f_code))
+        key.append(f.f_lasti)
+        obj = nxt
+    key.append(type(obj))
+    key = tuple(key)
+    sid = _walks.get(key)
+    if sid is not None:
+        return sid, False
+    sid, nw, cacheable = _walk(task, timers)
+    if cacheable and len(_walks) < MAX_INTERN:
+        _walks[key] = sid
+    return sid, nw
+
+
+def _walk(task, timers):
+    """walk() in full: (parked stack id or 0, no_waker, whether the frames alone decide it)."""
+    obj = task._coro
     frames = []
     chain = []
+    plain = True  # coroutines and generators only: what walk()'s key reads
     lab = None  # the label from the chain's trailing run of library frames
     while obj is not None and len(chain) < MAX_WALK:
         chain.append(obj)
@@ -136,15 +177,18 @@ def walk(task, timers):
         elif tp is _AGEN:
             f = obj.ag_frame
             nxt = obj.ag_await
+            plain = False
         else:
             f = None
             if hasattr(obj, "cr_await") and not isinstance(obj, _Future):  # Cython coroutine
+                plain = False
                 fid, qn = _cython_id(obj)
                 frames.append(fid)
                 p = PRIMITIVES.get(qn)
                 lab = p if p is not None else lab
                 nxt = obj.cr_await
             elif tp.__name__ in ("async_generator_asend", "anext_awaitable", "coroutine_wrapper"):
+                plain = False
                 nxt = _inner(obj)
             else:
                 break  # a FutureIter (or a Future's own __await__): the bottom is _fut_waiter
@@ -161,9 +205,14 @@ def walk(task, timers):
             break  # finished mid-chain (the loop thread ran during the walk)
         obj = nxt
     if not frames:
-        return 0, False
+        return 0, False, False
+    # Its frames alone decide the stack when an asyncio frame named what it awaits, the chain
+    # was walked whole (no finished coroutine met) and nothing outside it was asked.
+    cacheable = plain and lab is not None and (obj is None or type(obj).__name__ == "FutureIter")
     fut = task._fut_waiter
     no_waker = False
+    if isinstance(fut, _Task):
+        cacheable = False
     if fut is not None:
         if isinstance(fut, _Task):
             lab = "task " + task_name(fut)
@@ -174,7 +223,8 @@ def walk(task, timers):
     if lab is not None:
         frames.append(label(lab))
     dropped = max(len(frames) - MAX_DEPTH, 0)  # the innermost are kept: where it waits matters
-    return S.intern_stack(0, tuple(frames[dropped:]), dropped), no_waker
+    sid = S.intern_stack(0, tuple(frames[dropped:]), dropped)
+    return sid, no_waker, cacheable and not no_waker and sid != S.other_stack
 
 
 def task_name(t):

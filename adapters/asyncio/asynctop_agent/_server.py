@@ -1,5 +1,5 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread; implements
-docs/asyncio-protocol.md (version 3).  Replies are built in short chunks; the socket send between
+docs/asyncio-protocol.md (version 4).  Replies are built in short chunks; the socket send between
 chunks releases the interpreter so the application keeps running during a read."""
 
 import os
@@ -14,11 +14,12 @@ import time
 from . import _core, _parked
 from ._core import S, DONE, RUNNING
 
-VERSION = 3
+VERSION = 4
 MAGIC = b"ATOP"
 HDR = struct.Struct("<4sHHII")
 T_HELLO, T_READ, T_BYE = 1, 2, 3
 T_HELLO_OK, T_STRINGS, T_STACKS, T_TASKS, T_AGGS, T_END, T_ERROR = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF
+T_RETIRE = 0x87
 E_PEER, E_BUSY, E_MALFORMED, E_VERSION, E_DISABLED = 1, 2, 3, 4, 5
 REQ_LEN = {T_HELLO: 8, T_READ: 0, T_BYE: 0}
 MAX_REQ = 64
@@ -60,7 +61,7 @@ HELLO_FIX = struct.Struct("<IIQQQQIIIIHHHH")
 U32 = struct.Struct("<I")
 U32x2 = struct.Struct("<II")
 U32x4 = struct.Struct("<IIII")
-AGENT_VERSION = "asynctop_agent 3"
+AGENT_VERSION = "asynctop_agent 4"
 F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
 
 assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
@@ -170,6 +171,12 @@ class Client:
         self.aggregated_total = 0
         self.sent_str = set()
         self.sent_stack = set()
+        # Task names the reader holds: tid -> name id of each task it keeps alive, and how many
+        # of those name each id.  A name id none of them names any more, once its last DONE
+        # record went out, is retired at the end of the reply (protocol §4.7).
+        self.named = {}
+        self.name_refs = {}
+        self.unnamed = set()  # name ids whose count fell to 0 in this reply
         self.gen = 0
         self.T0 = None
         self.last_read = 0
@@ -217,7 +224,7 @@ def _task_name(rec):
     if isinstance(name, str) and name.startswith("Task-") and name[5:].isdigit():
         if isinstance(qn, str) and qn:
             shown = qn
-    rec.name_id = S.intern_str(str(shown)) if shown is not None else 0
+    rec.name_id = S.intern_name(str(shown)) if shown is not None else 0
     return rec.name_id
 
 
@@ -374,6 +381,7 @@ class Server:
     def _tick(self):
         """Housekeeping: retire collected tasks, bound the journal, drop stalled requests."""
         _core.reap_dead()
+        self._sweep_names()
         if S.tracking:
             self._drain(None)
             live_bound = 2 * (len(S.live) + S.ring_cap) + 1024
@@ -384,6 +392,22 @@ class Server:
         for c in list(self.clients):
             if c.rbuf and now - c.rstart > IO_TIMEOUT:
                 self._drop(c)
+
+    def _sweep_names(self):
+        """Forget the task names no record references any more, once they outnumber the records
+        that can by max(records, 4096): each sweep, which costs about as much as the records,
+        then forgets at least that many names, and the table stays within about twice the tasks
+        it names.  Names are interned on this thread only, so nothing races with the sweep."""
+        records = len(S.live) + len(S.ring) + sum(len(c.pinned) for c in S.clients)
+        if len(S.name_ids) <= records + max(records, 4096):
+            return
+        used = {r.name_id for r in list(S.live.values())}
+        used.update(r.name_id for r in list(S.ring))
+        used.update(r.name_id for r in list(S.dead))
+        for c in S.clients:
+            used.update(r.name_id for r in c.pinned)
+            used.update(c.name_refs)
+        S.drop_names(used)
 
     def _accept(self):
         try:
@@ -677,6 +701,10 @@ class Server:
             body = [U32x2.pack(len(part), AGG.size)]
             body += [AGG.pack(k[0], k[1], *a) for k, a in part]
             self._send(c, T_AGGS, seq, b"".join(body))
+        retired = self._retired(c)
+        for i in range(0, len(retired), 200_000):
+            part = retired[i:i + 200_000]
+            self._send(c, T_RETIRE, seq, U32.pack(len(part)) + struct.pack("<%dI" % len(part), *part))
         c.gen += 1
         flags = ((1 if final else 0) | (2 if first else 0) | (4 if S.overflow else 0)
                  | (8 if S.disabled_by_fault else 0) | (F_MORE if more else 0))
@@ -727,24 +755,70 @@ class Server:
 
     def _pack(self, c, r, pinned, parts, out):
         name_id = _task_name(r)
-        parked, nw = self._parked_of(r)
+        st = r.state
+        if st == RUNNING or st == DONE or not r.polls:
+            parked, nw = 0, False
+        elif r.walked == r.polls:  # did not step since its last walk: _parked_of's answer, inline
+            parked, nw = r.parked, r.no_waker
+        else:
+            parked, nw = self._parked_of(r)
         # The fields are loaded as the call's arguments with no call in between, so the loop
         # thread cannot change r half-way through them.
         parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,
                                r.flags | (F_NO_WAKER if nw else 0), parked, r.created, r.ended, r.t_mark,
                                r.polls, r.wakes, r.self_wakes, r.busy, r.sched, r.idle, r.max_step, 0))
         r.max_step = 0
-        if parked:
+        sent_stack, sent_str = c.sent_stack, c.sent_str
+        if parked and parked not in sent_stack:
             self._need_stack(c, parked, out)
+        tid = r.tid
+        old = c.named.get(tid, 0)
         if parts[-1][32] == DONE:
-            c.alive_ids.discard(r.tid)
+            c.alive_ids.discard(tid)
             if not pinned:
-                c.done_ids.add(r.tid)
+                c.done_ids.add(tid)
+            if old:
+                del c.named[tid]
+                self._unname(c, old)
+            if name_id:
+                c.unnamed.add(name_id)  # this record names it last, unless a live one does
         else:
-            c.alive_ids.add(r.tid)
-        self._need_stack(c, r.stack, out)
-        self._need_str(c, name_id, out)
-        self._need_str(c, r.thread_name, out)
+            c.alive_ids.add(tid)
+            if old != name_id:
+                if name_id:
+                    c.named[tid] = name_id
+                    c.name_refs[name_id] = c.name_refs.get(name_id, 0) + 1
+                else:
+                    c.named.pop(tid, None)
+                if old:
+                    self._unname(c, old)
+        # What a record needs defined, looked up inline: after a connection's first records,
+        # nearly every record needs nothing.
+        if r.stack not in sent_stack:
+            self._need_stack(c, r.stack, out)
+        if name_id and name_id not in sent_str:
+            self._need_str(c, name_id, out)
+        if r.thread_name not in sent_str:
+            self._need_str(c, r.thread_name, out)
+
+    @staticmethod
+    def _unname(c, sid):
+        n = c.name_refs[sid] - 1
+        if n:
+            c.name_refs[sid] = n
+        else:
+            del c.name_refs[sid]
+            c.unnamed.add(sid)
+
+    def _retired(self, c):
+        """The name ids to retire at this reply's end: sent, and named by no task the reader
+        keeps.  The reader forgets them; a task named so again later gets the definition again."""
+        other = S.other_id  # a full table names tasks [other], a frame too: never retired
+        out = [sid for sid in c.unnamed if sid not in c.name_refs and sid in c.sent_str and sid != other]
+        c.unnamed.clear()
+        for sid in out:
+            c.sent_str.discard(sid)
+        return out
 
     def _send_tasks(self, c, seq, parts, out):
         """Send the definitions, then the packed records, at most 8000 (< 1 MiB) per frame."""

@@ -1,4 +1,5 @@
 """Benchmark of the asyncio agent (run by `make bench`): python3 bench_agent.py [--quick]
+[--storm] [--asynctop=BINARY] (the stall read by asynctop's own reader too)
 
 Prints, each against a run without the agent in the same invocation:
   - the added cost per task step (bare-yield path and future-wake path) and per spawned task
@@ -143,10 +144,69 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     p.stdin.write("exit\n")
     p.stdin.flush()
     p.wait()
+    p.stdin.close()
+    p.stdout.close()
     r.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
     got = {"quiet": [], "reading": [], "reads": reads}
+    for t0, late in json.loads(rest)["samples"]:
+        for a, b, rd in phases:
+            if a <= t0 < b:
+                got["reading" if rd else "quiet"].append(late)
+                break
+    return got
+
+
+def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
+    """stall_phases with asynctop's own reader (the Python reader's parsing competes with the
+    application for the cores; asynctop's does far less): each reading phase is one `asynctop
+    record` of phase_s / every_s windows, connected afresh, so the quiet phases have no reader at
+    all.  Its first read (connect, hello, every live task) and first window are not counted.
+    Returns {"quiet": lateness list, "reading": lateness list}."""
+    d = tempfile.mkdtemp(prefix="asynctop-bench-")
+    env = dict(os.environ, XDG_RUNTIME_DIR=d, STALL_TASKS=str(ntasks), STALL_SECONDS=str(secs),
+               STALL_SAMPLES="1")
+    env.pop("ASYNCTOP_SOCKET", None)
+    p = subprocess.Popen([sys.executable, os.path.join(HERE, "workload.py"), "stall"], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if p.stdout.readline().split(" ")[0] != "ready":
+        raise SystemExit("bench: the stall workload did not start")
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    fd = p.stdout.fileno()
+    select.select([], [], [], 1.3)  # the workload's warm-up
+    phase = int(phase_s * 1e9)
+    n = str(max(2, int(phase_s / every_s) - 1))
+    phases, reading, rec = [], False, None
+    start = time.monotonic_ns()
+    while True:
+        if reading:
+            rec = subprocess.Popen([binary, "record", "-a", "asyncio", "-e", str(p.pid), "-w", str(every_s), "-n", n,
+                                    "-f", "text", "-o", "-"], env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        ended = select.select([fd], [], [], phase / 1e9)[0]
+        if rec is not None:
+            try:
+                rec.wait(timeout=every_s)
+            except subprocess.TimeoutExpired:
+                rec.kill()
+                rec.wait()
+            rec = None
+        end = time.monotonic_ns()
+        phases.append((start + (int(2 * every_s * 1e9) if reading else 0), end, reading))
+        start, reading = end, not reading
+        if ended:
+            break
+    word, _, rest = p.stdout.readline().strip().partition(" ")
+    p.stdin.write("exit\n")
+    p.stdin.flush()
+    p.wait()
+    p.stdin.close()
+    p.stdout.close()
+    if word != "done":
+        raise SystemExit("bench: the stall workload said %r" % word)
+    got = {"quiet": [], "reading": []}
     for t0, late in json.loads(rest)["samples"]:
         for a, b, rd in phases:
             if a <= t0 < b:
@@ -280,13 +340,18 @@ def main():
             cols.append("%6.2f / %6.2f / %+5.2f µs" % (b, a, a - b))
         print("  %-24s %-28s %-28s ≤ %.0f µs added" % (label, cols[0], cols[1], AIMS[k]))
     secs = 10 if QUICK else 20
-    for n, aim in ((10_000, 2.0), (100_000, 10.0)):
+    binary = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--asynctop=")), None)
+    runs = [(n, aim, "Python") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
+    if binary:
+        runs += [(n, aim, "asynctop") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
+    for n, aim, reader in runs:
         if QUICK and n > 10_000:
             continue
-        g = stall_phases(n, secs)
-        print("  stall at %d tasks waking every 0.2-1.2 s; one run, 3 s phases alternating quiet and "
-              "reading (a read every 0.5 s), load average %.1f (aim ≤ %g ms added):"
-              % (n, os.getloadavg()[0], aim))
+        g = stall_phases(n, secs) if reader == "Python" else stall_phases_c(binary, n, secs)
+        g.setdefault("reads", [])
+        print("  stall at %d tasks waking every 0.2-1.2 s, read by the %s reader; one run, 3 s phases "
+              "alternating quiet and reading (a read every 0.5 s), load average %.1f (aim ≤ %g ms added):"
+              % (n, reader, os.getloadavg()[0], aim))
         fig = {}
         for name in ("quiet", "reading"):
             xs = g[name]
@@ -297,8 +362,9 @@ def main():
         ratio = lambda a, b: a / b if b > 0 else float("inf")  # noqa: E731
         print("    reading / quiet: median ×%.2f (%+.2f ms)  p99 ×%.2f (%+.2f ms)" % (
             ratio(w[0], q[0]), w[0] - q[0], ratio(w[1], q[1]), w[1] - q[1]))
-        print("    reads: %d, ms: median %.0f  max %.0f" % (
-            len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))
+        if g["reads"]:
+            print("    reads: %d, ms: median %.0f  max %.0f" % (
+                len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))
     if "--storm" in sys.argv:
         storm()
         n = 1_000_000

@@ -8,10 +8,11 @@ import socket
 import struct
 
 MAGIC = b"ATOP"
-VERSION = 3
+VERSION = 4
 HDR = struct.Struct("<4sHHII")
 HELLO, READ, BYE = 1, 2, 3
 HELLO_OK, STRINGS, STACKS, TASKS, AGGS, END, ERROR = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0xFF
+RETIRE = 0x87
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
 ENDS = struct.Struct("<QQQQQIIQQ")
@@ -78,6 +79,7 @@ class Reader:
         self.sock.connect(path)
         self.seq = 0
         self.strings = {}
+        self.retired = {}  # id -> text of names the agent retired (kept here for the tests' lookups)
         self.stacks = {}  # id -> (parent, frames)
         self.tasks = {}
         self.aggs = {}
@@ -167,6 +169,8 @@ class Reader:
                 ntask += self._tasks(p)
             elif typ == AGGS:
                 self._aggs(p)
+            elif typ == RETIRE:
+                self._retire(p)
             elif typ == END:
                 if len(p) != ENDS.size:
                     raise ProtocolError("END of %d bytes" % len(p))
@@ -206,6 +210,24 @@ class Reader:
             o += ln
         if o != len(p):
             raise ProtocolError("STRINGS has trailing bytes")
+
+    def _retire(self, p):
+        if len(p) < 4:
+            raise ProtocolError("short RETIRE")
+        (n,) = struct.unpack_from("<I", p)
+        if len(p) != 4 + 4 * n:
+            raise ProtocolError("RETIRE size mismatch")
+        ids = struct.unpack_from("<%dI" % n, p, 4)
+        live = {t.name for t in self.tasks.values() if t.state != DONE}
+        live.update(t.thread for t in self.tasks.values())
+        for parent, frames, _ in self.stacks.values():
+            live.update(frames)
+        for sid in ids:
+            if sid not in self.strings:
+                raise ProtocolError("RETIRE of undefined string %d" % sid)
+            if sid in live:
+                raise ProtocolError("RETIRE of string %d, still in use" % sid)
+            self.retired[sid] = self.strings.pop(sid)
 
     def _stacks(self, p):
         if len(p) < 4:
@@ -296,7 +318,9 @@ class Reader:
         return self.stack_text(t.parked) if t.parked else []
 
     def name(self, t):
-        return self.strings.get(t.name, "<unnamed>") if t.name else "<unnamed>"
+        if not t.name:
+            return "<unnamed>"
+        return self.strings.get(t.name) or self.retired.get(t.name, "<unnamed>")
 
     def find(self, name):
         """Tasks whose name is name."""

@@ -2,7 +2,7 @@
 # Runs the agent's Python tests on every interpreter asynctop supports: python3 on PATH,
 # /usr/bin/python3 when it differs, and any python3.12 / python3.13 found (pyenv versions too).
 # A missing interpreter is skipped with a printed reason. uvloop and eager-task cases pick an
-# interpreter that can run them by themselves (see test_agent.interpreter).
+# interpreter that can run them by themselves (see agentcase.interpreter).
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
 ran=""

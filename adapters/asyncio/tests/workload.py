@@ -590,7 +590,8 @@ def case_many():
 def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
-    late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares."""
+    late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares.  With
+    STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line."""
     import random
 
     async def main():
@@ -608,7 +609,11 @@ def case_stall():
         late = []
         at = []  # when each tick began, for a reader that alternates reading and quiet phases
         end = now() + int(secs * 1e9)
-        while now() < end:
+        stopped = []
+        if secs <= 0:  # until the test says stop: its phases are counted in reads, not seconds
+            asyncio.get_running_loop().run_in_executor(None, lambda: (wait_line("stop"), stopped.append(1)))
+            say("mark", "ticking")
+        while (not stopped) if secs <= 0 else now() < end:
             t0 = now()
             await asyncio.sleep(0.002)
             late.append(now() - t0 - 2_000_000)
@@ -624,6 +629,26 @@ def case_stall():
         for w in ws:
             w.cancel()
         await asyncio.gather(*ws, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def case_names():
+    """NAMES_BATCHES batches (default 8) of 2 000 tasks, each with a name never seen before, that
+    wait at a mark (the test reads them alive) and then finish: a reader that kept every name it
+    was ever sent would grow with each batch.  Reports the agent's own names table at the end."""
+    from asynctop_agent import _core
+
+    async def main():
+        for batch in range(int(os.environ.get("NAMES_BATCHES", "8"))):
+            ev = asyncio.Event()
+            ts = [asyncio.create_task(ev.wait(), name="n-%d-%d" % (batch, i)) for i in range(2000)]
+            await asyncio.sleep(0)
+            await mark("alive")
+            ev.set()
+            await asyncio.gather(*ts)
+        await mark("finished")
+        truth["name_ids"] = len(_core.S.name_ids)
 
     asyncio.run(main())
 

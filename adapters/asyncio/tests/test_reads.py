@@ -1,0 +1,127 @@
+"""Reads under load: slices of a large backlog, reads while tasks come and go, and what reads cost
+the event loop.
+
+Shared helpers: agentcase.py."""
+
+import select
+import sys
+import time
+import unittest
+
+from agentcase import client, Child, AgentCase
+from client import DONE, Reader
+
+
+class Slices(AgentCase):
+    def test_a_large_first_read_comes_in_slices(self):
+        # A first read carries every live task; with a million that took longer than the
+        # reader's 2 s reply timeout.  Past ASYNCTOP_SLICE_MS (default 500) the agent ends the
+        # reply with END MORE and the rest of the backlog comes in the replies to the next READs.
+        c = Child(self, "many", env={"ASYNCTOP_SLICE_MS": "20", "MANY_TASKS": "10000"})
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        got = {}
+
+        def at_mark(_):
+            fresh = self.reader(c.path)  # a new connection: its first read owes every live task
+            ends = []
+            while not ends or ends[-1]["flags"] & client.END_MORE:
+                t0 = time.monotonic()
+                snap = fresh.read(whole=False)
+                snap.end["took"] = time.monotonic() - t0
+                ends.append(snap.end)
+                self.assertLess(len(ends), 1000, "slices never end")
+            got["ends"], got["tasks"] = ends, snap.tasks
+            got["whole"] = self.reader(c.path).read()  # as asynctop reads: slices until the last
+
+        truth = c.until_done(on_mark=at_mark)
+        r.read()
+        c.finish()
+        ends, n = got["ends"], truth["tasks"]
+        print("\n  %d live tasks: first read in %d slices, longest %.0f ms, records %s"
+              % (n, len(ends), max(e["took"] for e in ends) * 1e3,
+                 " ".join(str(e["task_records"]) for e in ends[:8])), file=sys.stderr)
+        self.assertGreater(len(ends), 1)
+        self.assertLess(ends[0]["task_records"], n)
+        self.assertEqual(ends[0]["flags"] & client.END_FIRST, client.END_FIRST)
+        self.assertEqual([e["gen"] for e in ends], list(range(1, len(ends) + 1)))
+        self.assertEqual(sum(1 for t in got["tasks"].values() if t.state != DONE), n + 1)  # and main
+        self.assertGreaterEqual(sum(e["task_records"] for e in ends), n + 1)
+        self.assertGreater(got["whole"].end["slices"], 1)
+        self.assertEqual(sum(1 for t in got["whole"].tasks.values() if t.state != DONE), n + 1)
+
+
+class Churn(AgentCase):
+    def test_reads_answer_while_tasks_come_and_go(self):
+        """A read answers the state as of one instant: tasks spawned while it is being served
+        belong to the next read, so it never chases them (the reply timeout is 2 s)."""
+        c = Child(self, "churn")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        word, _ = c.line()
+        self.assertEqual(word, "mark")
+        took = []
+        for _ in range(4):
+            t0 = time.monotonic()
+            snap = r.read()
+            took.append(time.monotonic() - t0)
+        self.assertLess(max(took), 2.0, took)
+        self.assertGreater(snap.end["finished_total"], 0)
+        c.send("ok")
+        truth = c.until_done()
+        last = r.read()
+        self.assertGreaterEqual(truth["spawned"], 5000)
+        self.assertEqual(last.end["live"], 0)
+        c.finish()
+
+
+class Stall(AgentCase):
+    def test_reads_do_not_stall_the_loop(self):
+        """The ticker's lateness while the agent is read against the quiet phases of the same run:
+        one process alternates reading phases (a catch-up read, whose ticks are not counted, then
+        three reads at least 0.25 s apart) and quiet phases as long as the reading phase before,
+        so both see the same load.  Phases are counted in reads, never in seconds, and the bound
+        is a ratio and a difference, never an absolute time: a loaded machine slows both alike."""
+        c = Child(self, "stall", env={"STALL_TASKS": "1000", "STALL_SECONDS": "0", "STALL_SAMPLES": "1"})
+        r = Reader(c.path, timeout=120)
+        self.addCleanup(r.close)
+        r.do_hello()
+        r.read()
+        c.send("go")
+        self.assertEqual(c.line(), ("mark", "ticking"))
+        phases = []  # (counted from, end, reading)
+        fd = c.p.stdout.fileno()
+        for _ in range(4):
+            start = time.monotonic_ns()
+            r.read()  # catches up with the quiet phase: its ticks are not counted
+            counted = time.monotonic_ns()
+            for _ in range(3):
+                t = time.monotonic_ns()
+                r.read()
+                select.select([fd], [], [], max(0.0, 0.25 - (time.monotonic_ns() - t) / 1e9))  # spacing
+            end = time.monotonic_ns()
+            phases.append((counted, end, True))
+            select.select([fd], [], [], max(1.0, (end - start) / 1e9))  # the quiet phase, not a sync
+            phases.append((end, time.monotonic_ns(), False))
+        c.send("stop")
+        truth = c.until_done()
+        c.finish()
+        quiet, reading = [], []
+        for t0, late in truth["samples"]:
+            for a, b, rd in phases:
+                if a <= t0 < b:
+                    (reading if rd else quiet).append(late)
+                    break
+        quiet.sort()
+        reading.sort()
+        self.assertGreaterEqual(len(quiet), 4, "ticks in the quiet phases")
+        self.assertGreaterEqual(len(reading), 4, "ticks in the reading phases")
+        q, r = quiet[len(quiet) // 2], reading[len(reading) // 2]
+        self.assertLess(r, 3 * q + 10_000_000, "median lateness %.2f ms while read, %.2f ms quiet"
+                        % (r / 1e6, q / 1e6))
+
+
+if __name__ == "__main__":
+    unittest.main()
