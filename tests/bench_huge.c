@@ -1,0 +1,412 @@
+/* make bench: the worst key latency of the real viewer while huge windows
+ * arrive and while they are saved, against its key latency with nothing
+ * arriving, in the same run (issue 14: keys answer within 50 ms).
+ *
+ * The viewer runs on a pseudo-terminal (200x50) with a producer "huge" of
+ * BENCH_STACKS distinct three-frame stacks per window; keys (j and k) are
+ * written to it every KEY_MS, and a key's latency is the time from its
+ * write to the first "drawn" event after its "action" event on the test
+ * event channel (docs/design.md §10).  Three cases:
+ *   baseline  10 stacks a window, nothing else happening;
+ *   arrivals  1,000,000 stacks a window, until 3 windows are committed;
+ *   saves     one window of 1,000,000 stacks, paused on (Space), then S and C
+ *             among the keys, until both files are saved.
+ *   bench_huge [STACKS]              (the viewer: bench_huge viewer ARGS) */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapters/asynctop.h"
+
+#define KEY_MS   20
+#define MAX_KEYS 4096
+#define WAIT_MS  120000
+#define SMALL    10
+
+/* ---- the viewer: a producer of N distinct stacks ------------------------ */
+
+struct huge {
+	unsigned long stacks; /* per window */
+	unsigned long big;    /* windows of that size; then SMALL (0: all) */
+	unsigned long made;
+};
+
+static enum asynctop_result produce(void *user, struct asynctop_window *w)
+{
+	struct huge *h = user;
+	unsigned long n = h->big && h->made >= h->big ? SMALL : h->stacks;
+	char leaf[40], mid[32];
+	struct asynctop_str frames[3];
+	struct asynctop_sample s;
+
+	memset(&s, 0, sizeof(s));
+	frames[0].ptr = "bench::main";
+	frames[0].len = strlen(frames[0].ptr);
+	s.frames = frames;
+	s.depth = 3;
+	s.task.ptr = "worker";
+	s.task.len = 6;
+	/* added before the wait: a million samples take longer than the
+	 * grace a producer has after its window's end */
+	for (unsigned long i = 0; i < n; i++) {
+		frames[1].len = (size_t)snprintf(mid, sizeof(mid),
+		                                 "bench::pool_%lu", i % 97);
+		frames[1].ptr = mid;
+		frames[2].len =
+		    (size_t)snprintf(leaf, sizeof(leaf), "bench::task_%lu", i);
+		frames[2].ptr = leaf;
+		s.idle_ns = 1000000u * (i % 1000 + 1);
+		s.busy_ns = 1000u * (i % 777 + 1);
+		s.scheduled_ns = 100u * (i % 555 + 1);
+		s.polls = i % 50 + 1;
+		s.wakes = i % 40 + 1;
+		s.tasks = 1;
+		if (asynctop_window_add(w, &s) != 0)
+			return ASYNCTOP_FAILED;
+	}
+	h->made++;
+	asynctop_window_wait(w);
+	return ASYNCTOP_OK;
+}
+
+static int viewer(int argc, char **argv)
+{
+	const char *env = getenv("BENCH_STACKS"), *big = getenv("BENCH_BIG");
+	struct huge h = {
+		.stacks = env ? strtoul(env, NULL, 10) : 1000000,
+		.big = big ? strtoul(big, NULL, 10) : 0,
+	};
+	struct asynctop_adapter a = {
+		.abi = ASYNCTOP_ABI_VERSION,
+		.name = "huge",
+		.summary = "N distinct stacks per window (BENCH_STACKS)",
+		.default_endpoint = "bench://",
+		.produce = produce,
+		.user = &h,
+	};
+
+	return asynctop_main(argc, argv, &a, 1);
+}
+
+/* ---- the driver --------------------------------------------------------- */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* One run of the viewer and what it answered. */
+struct run {
+	int master, events;
+	pid_t pid;
+	char dir[64], fifo[96];
+	char line[4096];
+	size_t used;
+	double sent[MAX_KEYS];
+	double lat[MAX_KEYS];
+	size_t nsent, nacted, ndrawn; /* keys sent, acted on, drawn */
+	size_t committed, saved, draws;
+	double save_key_ms; /* S's own latency */
+	size_t save_at;     /* the index of the S key, or SIZE_MAX */
+	size_t target;      /* keys drawn that end a case */
+};
+
+static int start(struct run *r, const char *self, const char *stacks,
+                 const char *big, const char *window)
+{
+	struct winsize ws = { 50, 200, 0, 0 };
+	const char *name;
+
+	memset(r, 0, sizeof(*r));
+	r->save_at = (size_t)-1;
+	snprintf(r->dir, sizeof(r->dir), "/tmp/asynctop-huge.XXXXXX");
+	if (!mkdtemp(r->dir))
+		return -1;
+	snprintf(r->fifo, sizeof(r->fifo), "%s/events", r->dir);
+	if (mkfifo(r->fifo, 0600) < 0)
+		return -1;
+	r->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (r->master < 0 || grantpt(r->master) || unlockpt(r->master) ||
+	    !(name = ptsname(r->master)) ||
+	    ioctl(r->master, TIOCSWINSZ, &ws) < 0)
+		return -1;
+	fcntl(r->master, F_SETFL, fcntl(r->master, F_GETFL) | O_NONBLOCK);
+	r->events = open(r->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->events < 0)
+		return -1;
+	r->pid = fork();
+	if (r->pid < 0)
+		return -1;
+	if (r->pid == 0) {
+		int fd;
+
+		setsid();
+		fd = open(name, O_RDWR); /* the controlling terminal */
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("TERM", "xterm-256color", 1);
+		setenv("ASYNCTOP_TEST_EVENTS", r->fifo, 1);
+		setenv("BENCH_STACKS", stacks, 1);
+		setenv("BENCH_BIG", big, 1);
+		execl(self, self, "viewer", "-w", window, "-d", r->dir,
+		      (char *)NULL);
+		_exit(127);
+	}
+	return 0;
+}
+
+/* One event line. */
+static void on_event(struct run *r, const char *ev, double t)
+{
+	if (getenv("BENCH_VERBOSE") && strcmp(ev, "drawn") &&
+	    strncmp(ev, "action ", 7))
+		fprintf(stderr, "%.1f %s\n", t, ev);
+	if (!strncmp(ev, "action ", 7)) {
+		if (r->nacted < r->nsent)
+			r->nacted++;
+	} else if (!strcmp(ev, "drawn")) {
+		r->draws++;
+		for (; r->ndrawn < r->nacted; r->ndrawn++) {
+			r->lat[r->ndrawn] = t - r->sent[r->ndrawn];
+			if (r->ndrawn == r->save_at)
+				r->save_key_ms = r->lat[r->ndrawn];
+		}
+	} else if (!strncmp(ev, "window ", 7) && strstr(ev, "committed")) {
+		r->committed++;
+	} else if (!strncmp(ev, "saved ", 6)) {
+		r->saved++;
+	}
+}
+
+/* Reads what is there (events, the screen's bytes) for up to ms. */
+static void pump(struct run *r, int ms)
+{
+	struct pollfd p[2] = { { r->events, POLLIN, 0 },
+		               { r->master, POLLIN, 0 } };
+	char b[65536];
+	ssize_t n;
+
+	if (poll(p, 2, ms < 0 ? 0 : ms) <= 0)
+		return;
+	while (read(r->master, b, sizeof(b)) > 0)
+		;
+	while ((n = read(r->events, r->line + r->used,
+	                 sizeof(r->line) - 1 - r->used)) > 0) {
+		double t = now_ms();
+		char *nl;
+
+		r->used += (size_t)n;
+		r->line[r->used] = '\0';
+		while ((nl = strchr(r->line, '\n'))) {
+			*nl = '\0';
+			on_event(r, r->line, t);
+			r->used -= (size_t)(nl + 1 - r->line);
+			memmove(r->line, nl + 1, r->used + 1);
+		}
+		if (r->used == sizeof(r->line) - 1)
+			r->used = 0; /* an overlong line: dropped */
+	}
+}
+
+static void key(struct run *r, char c)
+{
+	if (r->nsent >= MAX_KEYS)
+		return;
+	r->sent[r->nsent++] = now_ms();
+	if (write(r->master, &c, 1) != 1)
+		r->nsent--;
+}
+
+/* Pumps until done(r) or WAIT_MS, sending j and k every KEY_MS; at is the
+ * key (after how many) that becomes S, then C (0: none). */
+static int drive(struct run *r, int (*done)(const struct run *), size_t at)
+{
+	double until = now_ms() + WAIT_MS, next = now_ms();
+
+	while (!done(r)) {
+		double t = now_ms();
+
+		if (t > until)
+			return -1;
+		if (t >= next) {
+			size_t k = r->nsent;
+			if (at && k == at)
+				r->save_at = k;
+			key(r, at && k == at       ? 'S'
+			       : at && k == at + 1 ? 'C'
+			       : k % 2             ? 'k'
+			                           : 'j');
+			next += KEY_MS;
+		}
+		pump(r, (int)(next - now_ms()));
+	}
+	return 0;
+}
+
+/* Pumps until done(r) or WAIT_MS, sending nothing. */
+static int wait_for(struct run *r, int (*done)(const struct run *))
+{
+	double until = now_ms() + WAIT_MS;
+
+	while (!done(r)) {
+		if (now_ms() > until)
+			return -1;
+		pump(r, 50);
+	}
+	return 0;
+}
+
+static int drawn(const struct run *r)
+{
+	return r->draws > 0;
+}
+
+static int first_commit(const struct run *r)
+{
+	return r->committed >= 1;
+}
+
+static int three_commits(const struct run *r)
+{
+	return r->committed >= 3;
+}
+
+static int hundred_keys(const struct run *r)
+{
+	return r->ndrawn >= r->target;
+}
+
+static int both_saved(const struct run *r)
+{
+	return r->saved >= 2 && r->ndrawn == r->nsent;
+}
+
+static void stop(struct run *r)
+{
+	int st;
+	char path[160];
+
+	key(r, 'q');
+	for (int i = 0; i < 200 && waitpid(r->pid, &st, WNOHANG) == 0; i++)
+		pump(r, 50);
+	if (waitpid(r->pid, &st, WNOHANG) == 0) {
+		kill(r->pid, SIGKILL);
+		waitpid(r->pid, &st, 0);
+	}
+	close(r->master);
+	close(r->events);
+	unlink(r->fifo);
+	/* the saved files */
+	snprintf(path, sizeof(path), "rm -rf -- '%s'", r->dir);
+	if (fork() == 0) {
+		execl("/bin/sh", "sh", "-c", path, (char *)NULL);
+		_exit(127);
+	}
+	wait(&st);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Worst and median of keys [from, r->ndrawn). */
+static void figures(const struct run *r, size_t from, double *worst,
+                    double *median)
+{
+	static double v[MAX_KEYS];
+	size_t n = 0;
+
+	for (size_t i = from; i < r->ndrawn; i++)
+		v[n++] = r->lat[i];
+	qsort(v, n, sizeof(*v), cmp_double);
+	*worst = n ? v[n - 1] : 0;
+	*median = n ? v[n / 2] : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct run r;
+	const char *stacks = argc > 1 ? argv[1] : "1000000";
+	double base_w, base_m, arr_w, arr_m, save_w, save_m, save_key;
+	size_t from;
+	char small[16];
+
+	if (argc > 1 && !strcmp(argv[1], "viewer"))
+		return viewer(argc - 1, argv + 1);
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(small, sizeof(small), "%d", SMALL);
+
+	/* the baseline: keys with nothing arriving */
+	if (start(&r, argv[0], small, "0", "5") || wait_for(&r, drawn) ||
+	    drive(&r, first_commit, 0))
+		goto fail;
+	from = r.nsent;
+	r.target = from + 100;
+	if (drive(&r, hundred_keys, 0))
+		goto fail;
+	figures(&r, from, &base_w, &base_m);
+	stop(&r);
+
+	/* arrivals: keys while windows of STACKS stacks are folded in */
+	if (start(&r, argv[0], stacks, "0", "3") || wait_for(&r, drawn) ||
+	    drive(&r, three_commits, 0))
+		goto fail;
+	figures(&r, 0, &arr_w, &arr_m);
+	stop(&r);
+
+	/* saves: one such window, paused on; S and C among the keys */
+	if (start(&r, argv[0], stacks, "1", "5") || wait_for(&r, drawn) ||
+	    drive(&r, first_commit, 0))
+		goto fail;
+	key(&r, ' ');
+	from = r.nsent;
+	if (drive(&r, both_saved, from + 10))
+		goto fail;
+	figures(&r, from, &save_w, &save_m);
+	save_key = r.save_key_ms;
+	stop(&r);
+
+	printf(
+	    "huge viewer benchmark: key latency (write to screen drawn), keys every %d ms, 200x50\n",
+	    KEY_MS);
+	printf("  %-44s worst %8.1f ms  median %6.1f ms\n",
+	       "baseline: 10 stacks, nothing arriving", base_w, base_m);
+	printf("  %-44s worst %8.1f ms  median %6.1f ms\n",
+	       "arrivals: windows of STACKS stacks", arr_w, arr_m);
+	printf("  %-44s worst %8.1f ms  median %6.1f ms  (S itself %.1f ms)\n",
+	       "saves: S and C of a STACKS-sample window", save_w, save_m,
+	       save_key);
+	printf("  (STACKS = %s; aim: worst under 50 ms in every case)\n",
+	       stacks);
+	printf(
+	    "  RATIOS to keys with nothing arriving (worst): arrivals %.1f  saves %.1f\n",
+	    base_w > 0 ? arr_w / base_w : 0, base_w > 0 ? save_w / base_w : 0);
+	return 0;
+fail:
+	fprintf(
+	    stderr,
+	    "bench_huge: the viewer did not answer as expected (%zu keys sent, %zu drawn, %zu windows, %zu saved)\n",
+	    r.nsent, r.ndrawn, r.committed, r.saved);
+	if (r.pid > 0)
+		stop(&r);
+	return 1;
+}
