@@ -27,6 +27,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
 	buf_init(&a->enc);
+	order_init(&a->in_order);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
@@ -71,6 +72,7 @@ void app_fini(struct app *a)
 	model_free(a->m);
 	model_free(a->pm);
 	buf_fini(&a->enc);
+	order_fini(&a->in_order);
 	a->m = a->pm = NULL;
 }
 
@@ -170,8 +172,32 @@ static void refresh_view(struct app *a)
 		app_set_status(a, true, "out of memory sorting the rows");
 }
 
+/* When the shown window left the history: the oldest kept instead. */
+static bool shown_kept(struct app *a)
+{
+	const struct window *old;
+
+	if (model_window_seq(a->m, a->shown))
+		return true;
+	old = model_window(a->m, 0);
+	a->shown = old ? old->seq : 0;
+	snprintf(a->notice, sizeof(a->notice),
+	         "the shown window left the history; showing the oldest kept");
+	return false;
+}
+
+void app_evicted(struct app *a, uint64_t oldest)
+{
+	grouped_drop(&a->gbase);
+	if (a->gshown.m == a->m && a->gshown.seq < oldest)
+		grouped_drop(&a->gshown);
+	if (app_showing_progress(a) || a->mode == APP_LIVE || shown_kept(a))
+		return;
+	refresh_view(a);
+}
+
 /* After a commit: follow LIVE, count arrivals, handle eviction. */
-static void after_commit(struct app *a, uint64_t index)
+void app_after_commit(struct app *a, uint64_t index)
 {
 	a->since_ns = a->now_ns;
 	a->error[0] = '\0';
@@ -186,13 +212,7 @@ static void after_commit(struct app *a, uint64_t index)
 	events_emit(a->o.events, "window %" PRIu64 " committed", index);
 	if (a->mode != APP_LIVE) {
 		a->arrived++;
-		if (!model_window_seq(a->m, a->shown)) {
-			const struct window *old = model_window(a->m, 0);
-			a->shown = old ? old->seq : 0;
-			snprintf(
-			    a->notice, sizeof(a->notice),
-			    "the shown window left the history; showing the oldest kept");
-		}
+		shown_kept(a);
 	}
 	/* 'o' stays on: the next window in progress shows from its first
 	 * partial figures, the finished one until then */
@@ -245,7 +265,7 @@ static void window_in(struct app *a, const struct worker_msg *msg,
 		               status_str(st));
 		return;
 	}
-	after_commit(a, index);
+	app_after_commit(a, index);
 }
 
 enum status app_commit(struct app *a, const struct sample *s, size_t n,
@@ -254,7 +274,7 @@ enum status app_commit(struct app *a, const struct sample *s, size_t n,
 	enum status st = fold_in(a, NULL, s, n, meta, a->m);
 
 	if (st == STATUS_OK || st == STATUS_EMPTY_WINDOW)
-		after_commit(a, a->committed + 1);
+		app_after_commit(a, a->committed + 1);
 	return st;
 }
 

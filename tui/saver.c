@@ -28,6 +28,7 @@ struct saver {
 	struct job *todo, *todo_tail; /* FIFO */
 	struct job *done, *done_tail;
 	bool busy, quit;
+	size_t reading; /* jobs that still read the model */
 	int pipe[2];
 };
 
@@ -182,6 +183,16 @@ enum status saver_take(struct saver *s, struct saver_result *res)
 	*res = j->res;
 	job_free(j);
 	return STATUS_OK;
+}
+
+bool saver_reading(struct saver *s)
+{
+	bool reading;
+
+	pthread_mutex_lock(&s->mu);
+	reading = s->reading > 0;
+	pthread_mutex_unlock(&s->mu);
+	return reading;
 }
 
 bool saver_busy(struct saver *s)

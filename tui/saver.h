@@ -36,6 +36,10 @@ enum status saver_submit(struct saver *s, const char *path, char *data,
  * filled, STATUS_AGAIN when none is waiting. */
 enum status saver_take(struct saver *s, struct saver_result *res) MUST_CHECK;
 
+/* True while a job that reads the model is queued or encoding: the main
+ * thread must not change the model then. */
+bool saver_reading(struct saver *s);
+
 /* True while a job is queued or being written. */
 bool saver_busy(struct saver *s);
 
