@@ -1,5 +1,5 @@
 /* The viewer's state and behaviour, without the terminal: windows in,
- * actions, saving (encode here, write on the saver thread), rendering. */
+ * actions, saving (the saver thread encodes and writes), rendering. */
 #include "tui/app.h"
 
 #include <inttypes.h>
@@ -8,11 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "encode/collapsed.h"
-#include "encode/out.h"
-#include "encode/pprof.h"
 #include "encode/utf8.h"
-#include "model/alloc.h"
 #include "tui/comments.h"
 #include "tui/events.h"
 #include "tui/saver.h"
@@ -26,7 +22,6 @@ enum status app_init(struct app *a, const struct app_opts *o)
 
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
-	buf_init(&a->enc);
 	order_init(&a->in_order);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
@@ -71,7 +66,6 @@ void app_fini(struct app *a)
 	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
-	buf_fini(&a->enc);
 	order_fini(&a->in_order);
 	a->m = a->pm = NULL;
 }
@@ -229,6 +223,9 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 	struct comments c;
 	enum status st;
 
+	/* the saver may be encoding from m: a commit waits for it */
+	if (a->saver && m == a->m)
+		saver_wait(a->saver);
 	/* a commit may evict the windows they were derived from */
 	if (a->gshown.m == m)
 		grouped_drop(&a->gshown);
@@ -387,8 +384,6 @@ static unsigned save(struct app *a, bool collapsed)
 	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	char path[4096 + 64];
 	enum status st;
-	char *data;
-	size_t len;
 
 	if (!w) {
 		app_set_status(
@@ -416,27 +411,10 @@ static unsigned save(struct app *a, bool collapsed)
 		               "the save directory's name is too long");
 		return APP_REDRAW;
 	}
-	buf_reset(&a->enc);
-	st = collapsed ? collapsed_encode(a->m, w, a->v.metric, &a->enc)
-	               : pprof_encode(a->m, w, NULL, &a->enc);
-	if (st == STATUS_OK)
-		st = buf_status(&a->enc);
-	if (st != STATUS_OK) {
-		app_set_status(a, true, "cannot encode window %" PRIu64 ": %s",
-		               w->seq, status_str(st));
-		return APP_REDRAW;
-	}
-	data = buf_detach(&a->enc, &len);
-	if (!data) {
-		data = mem_alloc(1);
-		len = 0;
-		if (!data) {
-			app_set_status(a, true, "out of memory");
-			return APP_REDRAW;
-		}
-	}
-	st = saver_submit(a->saver, path, data, len,
-	                  collapsed ? -1 : OUT_GZIP_PPROF);
+	/* encoded on the saver thread: the model is left alone until then
+	 * (the intake waits), so w stays kept and unchanged */
+	st = saver_submit_window(a->saver, path, a->m, w, collapsed,
+	                         a->v.metric);
 	if (st != STATUS_OK) {
 		app_set_status(a, true, "cannot save: %s", status_str(st));
 		return APP_REDRAW;

@@ -126,7 +126,6 @@ struct app {
 	uint64_t status_until_ns; /* monotonic: a brief status clears then */
 	char notice[256];
 	char message[2048]; /* body text for the shown empty window */
-	struct buf enc;     /* encoding scratch */
 	/* The window being taken in by slices (set builder to take windows
 	 * so): its message (owned), samples fed, build, meta with comments */
 	struct builder *builder;

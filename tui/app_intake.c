@@ -187,7 +187,7 @@ unsigned app_step(struct app *a)
 	case APP_INTAKE_FOLD:
 		return model_held(a) ? 0 : fold_step(a);
 	case APP_INTAKE_BUILD:
-		return build_step(a);
+		return model_held(a) ? 0 : build_step(a);
 	case APP_INTAKE_RECLAIM:
 		return model_held(a) ? 0 : reclaim_step(a);
 	}

@@ -267,6 +267,22 @@ static void take_saver(struct run *r)
 	}
 }
 
+/* Saves still running when the viewer quits are finished, not dropped,
+ * and each outcome goes to stderr, the screen being gone. */
+static void finish_saves(struct run *r)
+{
+	struct saver_result res;
+
+	saver_wait(r->saver);
+	while (saver_take(r->saver, &res) == STATUS_OK) {
+		app_saved(&r->app, &res);
+		if (res.st == STATUS_OK)
+			safe_sayf(r->o->prog, "saved %s", res.written);
+		else
+			safe_sayf(r->o->prog, "%s", r->app.status);
+	}
+}
+
 static void take_input(struct run *r)
 {
 	for (;;) {
@@ -565,6 +581,7 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 		screen_off(&r);
 		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
+		finish_saves(&r);
 		session_drain(&r.ss);
 		code = r.code;
 	}
