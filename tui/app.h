@@ -129,6 +129,7 @@ struct app {
 	/* The window being taken in by slices (set builder to take windows
 	 * so): its message (owned), samples fed, build, meta with comments */
 	struct builder *builder;
+	uint64_t slice_ns; /* a slice's length; 0: APP_SLICE_NS */
 	enum app_intake_phase phase;
 	struct worker_msg *in_msg;
 	size_t in_fed;

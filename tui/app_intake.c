@@ -25,6 +25,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* When a slice begun now ends. */
+static uint64_t slice_end(const struct app *a)
+{
+	return mono_ns() + (a->slice_ns ? a->slice_ns : APP_SLICE_NS);
+}
+
 /* model_add until the slice's time is up (then STATUS_AGAIN). */
 struct slice {
 	struct model *m;
@@ -99,7 +105,7 @@ static unsigned lost(struct app *a, enum status st)
 
 static unsigned fold_step(struct app *a)
 {
-	struct slice sl = { .m = a->m, .until = mono_ns() + APP_SLICE_NS };
+	struct slice sl = { .m = a->m, .until = slice_end(a) };
 	struct sample_sink sink = { .sample = slice_sample, .ctx = &sl };
 	enum status st = worker_msg_feed_from(a->in_msg, &a->in_fed, &sink);
 
@@ -160,7 +166,7 @@ static uint64_t oldest(const struct app *a)
 
 static unsigned reclaim_step(struct app *a)
 {
-	uint64_t until = mono_ns() + APP_SLICE_NS, first = oldest(a);
+	uint64_t until = slice_end(a), first = oldest(a);
 	unsigned flags = 0;
 	bool more;
 
