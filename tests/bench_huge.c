@@ -11,7 +11,11 @@
  *   arrivals  1,000,000 stacks a window, until 3 windows are committed;
  *   saves     one window of 1,000,000 stacks, paused on (Space), then S and C
  *             among the keys, until both files are saved.
+ * And (bench_huge minute) the viewer's CPU share and resident size over a
+ * minute once it keeps 120 windows of 100k tasks over 10k stacks, against
+ * 10 stacks in the same run (MINUTE_SECONDS, default 60).
  *   bench_huge [STACKS]              (the viewer: bench_huge viewer ARGS) */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -37,6 +41,7 @@
 
 struct huge {
 	unsigned long stacks; /* per window */
+	unsigned long tasks;  /* samples (one task each) over the stacks */
 	unsigned long big;    /* windows of that size; then SMALL (0: all) */
 	unsigned long made;
 };
@@ -45,6 +50,7 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 {
 	struct huge *h = user;
 	unsigned long n = h->big && h->made >= h->big ? SMALL : h->stacks;
+	unsigned long tasks = n == h->stacks && h->tasks ? h->tasks : n;
 	char leaf[40], mid[32];
 	struct asynctop_str frames[3];
 	struct asynctop_sample s;
@@ -58,7 +64,9 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 	s.task.len = 6;
 	/* added before the wait: a million samples take longer than the
 	 * grace a producer has after its window's end */
-	for (unsigned long i = 0; i < n; i++) {
+	for (unsigned long t = 0; t < tasks; t++) {
+		unsigned long i = t % n;
+
 		frames[1].len = (size_t)snprintf(mid, sizeof(mid),
 		                                 "bench::pool_%lu", i % 97);
 		frames[1].ptr = mid;
@@ -82,8 +90,10 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 static int viewer(int argc, char **argv)
 {
 	const char *env = getenv("BENCH_STACKS"), *big = getenv("BENCH_BIG");
+	const char *tasks = getenv("BENCH_TASKS");
 	struct huge h = {
 		.stacks = env ? strtoul(env, NULL, 10) : 1000000,
+		.tasks = tasks ? strtoul(tasks, NULL, 10) : 0,
 		.big = big ? strtoul(big, NULL, 10) : 0,
 	};
 	struct asynctop_adapter a = {
@@ -125,7 +135,7 @@ struct run {
 };
 
 static int start(struct run *r, const char *self, const char *stacks,
-                 const char *big, const char *window)
+                 const char *big, const char *window, const char *tasks)
 {
 	struct winsize ws = { 50, 200, 0, 0 };
 	const char *name;
@@ -164,8 +174,9 @@ static int start(struct run *r, const char *self, const char *stacks,
 		setenv("ASYNCTOP_TEST_EVENTS", r->fifo, 1);
 		setenv("BENCH_STACKS", stacks, 1);
 		setenv("BENCH_BIG", big, 1);
+		setenv("BENCH_TASKS", tasks, 1);
 		execl(self, self, "viewer", "-w", window, "-d", r->dir,
-		      (char *)NULL);
+		      "--history", "120", (char *)NULL);
 		_exit(127);
 	}
 	return 0;
@@ -349,6 +360,106 @@ static void figures(const struct run *r, size_t from, double *worst,
 	*median = n ? v[n / 2] : 0;
 }
 
+/* CPU ns of every thread of pid so far (schedstat). */
+static double cpu_ns(pid_t pid)
+{
+	char path[96], line[128];
+	struct dirent *d;
+	double sum = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/schedstat",
+		         (long)pid, d->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f))
+			sum += strtod(line, NULL);
+		if (f)
+			fclose(f);
+	}
+	closedir(dir);
+	return sum;
+}
+
+/* A field of /proc/PID/status in KiB (VmRSS, VmHWM). */
+static double status_kib(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t n = strlen(field);
+	double v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, n) && line[n] == ':')
+			v = strtod(line + n + 1, NULL);
+	fclose(f);
+	return v;
+}
+
+static int history_full(const struct run *r)
+{
+	return r->committed >= 120;
+}
+
+/* The viewer's CPU share (percent of a core) and resident size (MiB) over
+ * secs seconds once it keeps 120 windows of tasks tasks over stacks
+ * stacks (0.25 s windows). */
+static int minute(const char *self, const char *stacks, const char *tasks,
+                  double secs, double *cpu, double *rss, double *hwm)
+{
+	static struct run r;
+	double c0, t0, until;
+
+	if (start(&r, self, stacks, "0", "0.25", tasks) ||
+	    wait_for(&r, drawn) || wait_for(&r, history_full))
+		return -1;
+	c0 = cpu_ns(r.pid);
+	t0 = now_ms();
+	for (until = t0 + secs * 1e3; now_ms() < until;)
+		pump(&r, 100);
+	*cpu = 100 * (cpu_ns(r.pid) - c0) / ((now_ms() - t0) * 1e6);
+	*rss = status_kib(r.pid, "VmRSS") / 1024;
+	*hwm = status_kib(r.pid, "VmHWM") / 1024;
+	stop(&r);
+	return 0;
+}
+
+/* bench_huge minute: the CPU and RSS case of issue 14. */
+static int minute_case(const char *self)
+{
+	const char *env = getenv("MINUTE_SECONDS");
+	double secs = env ? strtod(env, NULL) : 60, bc, br, bh, sc, sr, sh;
+
+	if (minute(self, "10000", "100000", secs, &bc, &br, &bh) ||
+	    minute(self, "10", "10", secs, &sc, &sr, &sh)) {
+		fprintf(stderr,
+		        "bench_huge: the viewer did not keep 120 windows\n");
+		return 1;
+	}
+	printf(
+	    "viewer minute benchmark: 0.25 s windows, 120 kept, 1 Hz refresh, %.0f s measured once full, 200x50\n",
+	    secs);
+	printf("  %-44s %6.1f%% of a core  RSS %7.1f MiB (peak %.1f)\n",
+	       "100k tasks over 10k stacks a window", bc, br, bh);
+	printf("  %-44s %6.1f%% of a core  RSS %7.1f MiB (peak %.1f)\n",
+	       "10 stacks (baseline)", sc, sr, sh);
+	printf("  RATIOS to 10 stacks: CPU %.1f  RSS %.1f\n",
+	       sc > 0 ? bc / sc : 0, sr > 0 ? br / sr : 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct run r;
@@ -359,10 +470,12 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "viewer"))
 		return viewer(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "minute"))
+		return minute_case(argv[0]);
 	snprintf(small, sizeof(small), "%d", SMALL);
 
 	/* the baseline: keys with nothing arriving */
-	if (start(&r, argv[0], small, "0", "5") || wait_for(&r, drawn) ||
+	if (start(&r, argv[0], small, "0", "5", "0") || wait_for(&r, drawn) ||
 	    drive(&r, first_commit, 0))
 		goto fail;
 	from = r.nsent;
@@ -373,14 +486,14 @@ int main(int argc, char **argv)
 	stop(&r);
 
 	/* arrivals: keys while windows of STACKS stacks are folded in */
-	if (start(&r, argv[0], stacks, "0", "3") || wait_for(&r, drawn) ||
+	if (start(&r, argv[0], stacks, "0", "3", "0") || wait_for(&r, drawn) ||
 	    drive(&r, three_commits, 0))
 		goto fail;
 	figures(&r, 0, &arr_w, &arr_m);
 	stop(&r);
 
 	/* saves: one such window, paused on; S and C among the keys */
-	if (start(&r, argv[0], stacks, "1", "5") || wait_for(&r, drawn) ||
+	if (start(&r, argv[0], stacks, "1", "5", "0") || wait_for(&r, drawn) ||
 	    drive(&r, first_commit, 0))
 		goto fail;
 	key(&r, ' ');

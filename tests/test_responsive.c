@@ -318,17 +318,19 @@ static const struct fake_sample first[] = {
 static void read_saved(const char *path, bool gz, struct buf *out)
 {
 	struct buf raw;
-	char err[256];
 
 	buf_init(&raw);
 	ck_assert_int_eq(tu_read_file(path, &raw), STATUS_OK);
-	if (gz)
+	if (gz) {
+		char err[256];
+
 		ck_assert_msg(gzip_decompress(raw.data, raw.len,
 		                              (size_t)1 << 30, out, err,
 		                              sizeof(err)) == STATUS_OK,
 		              "%s: %s", path, err);
-	else
+	} else {
 		ck_assert_int_eq(buf_add(out, raw.data, raw.len), STATUS_OK);
+	}
 	buf_fini(&raw);
 }
 
@@ -456,7 +458,9 @@ static enum asynctop_result big_once(void *user, struct asynctop_window *w)
 	s.task.ptr = "w";
 	s.task.len = 1;
 	for (size_t i = 0; i < n; i++) {
+		/* cppcheck-suppress unreadVariable ; read through s.frames */
 		f[1].len = (size_t)snprintf(leaf, sizeof(leaf), "leaf_%zu", i);
+		/* cppcheck-suppress unreadVariable ; read through s.frames */
 		f[1].ptr = leaf;
 		s.idle_ns = 1000 + i;
 		s.tasks = 1;

@@ -17,6 +17,7 @@ trap 'rm -f "$all"' EXIT
 	"$build"/tests/bench_viewer
 	sh tests/bench/idle.sh "$build"/tests/bench/idle_viewer
 	"$build"/tests/bench_huge
+	"$build"/tests/bench_huge minute
 	python3 adapters/asyncio/tests/bench_agent.py
 } 2>&1 | tee "$all"
 
@@ -30,6 +31,7 @@ table() {
 	/^asyncio agent/ { what = "asyncio agent" }
 	/RATIOS to a weighting key/ { what = "viewer keys" }
 	/^huge viewer benchmark:/ { what = "viewer keys, 1M stacks arriving or saved" }
+	/^viewer minute benchmark:/ { what = "viewer CPU and RSS, 120 windows of 100k tasks" }
 	/RATIOS/ {
 		line = $0; sub(/^ *RATIOS */, "", line)
 		printf "| %s | %s |\n", what, line
