@@ -64,7 +64,7 @@ static void random_samples(struct fake_sample *s, size_t n, uint64_t *x)
 		s[i].task =
 		    tasks[next_rand(x) % (sizeof(tasks) / sizeof(tasks[0]))];
 		s[i].idle = next_rand(x) % 3 ? next_rand(x) % 1000000 : 0;
-		s[i].busy = next_rand(x) % 1000;
+		s[i].busy = next_rand(x) % 2 ? next_rand(x) % 1000 : 0;
 		s[i].tasks = 1 + next_rand(x) % 4;
 	}
 }
@@ -193,10 +193,32 @@ static void same_models(const struct model *x, const struct model *y)
 	ck_assert(!memcmp(&sx, &sy, sizeof(sx)));
 }
 
+/* The warnings of the newest window: sliced's were evaluated on the
+ * builder before it was kept, whole's are evaluated here. */
+static void same_warnings(struct app *sliced, struct app *whole)
+{
+	const struct window *w = model_latest(sliced->m);
+
+	if (!w->empty)
+		ck_assert(sliced->warn.ok && sliced->warn.w == w);
+	ck_assert_int_eq(
+	    warn_eval(&sliced->warn, sliced->m, w, &sliced->o.warn), STATUS_OK);
+	ck_assert_int_eq(warn_eval(&whole->warn, whole->m,
+	                           model_latest(whole->m), &whole->o.warn),
+	                 STATUS_OK);
+	ck_assert_uint_eq(sliced->warn.n, whole->warn.n);
+	ck_assert(!memcmp(sliced->warn.rule_count, whole->warn.rule_count,
+	                  sizeof(whole->warn.rule_count)));
+	for (size_t i = 0; i < whole->warn.n; i++)
+		ck_assert(!memcmp(&sliced->warn.v[i], &whole->warn.v[i],
+		                  sizeof(whole->warn.v[i])));
+}
+
 /* Random windows through a worker: app `sliced` takes each in by slices
  * of one clock look (128 samples), the build on its builder; app `whole`
  * folds the same message at once.  Their models, windows, statistics and
- * table orders are the same after every window, across evictions. */
+ * table orders and warnings are the same after every window, across
+ * evictions. */
 START_TEST(sliced_fold_equals_whole)
 {
 	enum { WINDOWS = 6, MAXN = 3000 };
@@ -234,6 +256,7 @@ START_TEST(sliced_fold_equals_whole)
 		for (size_t i = 0; i < whole.v.order.n; i++)
 			ck_assert_uint_eq(sliced.v.order.idx[i],
 			                  whole.v.order.idx[i]);
+		same_warnings(&sliced, &whole);
 	}
 	ck_assert_uint_eq(whole.committed, WINDOWS);
 	rig_end(&r);

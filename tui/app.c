@@ -23,6 +23,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
 	order_init(&a->in_order);
+	warn_init(&a->in_warn);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
@@ -67,6 +68,7 @@ void app_fini(struct app *a)
 	model_free(a->m);
 	model_free(a->pm);
 	order_fini(&a->in_order);
+	warn_fini(&a->in_warn);
 	a->m = a->pm = NULL;
 }
 

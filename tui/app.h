@@ -136,8 +136,9 @@ struct app {
 	struct model_build *in_build;
 	struct window_meta in_meta;
 	struct comments in_c;
-	struct order in_order; /* its rows sorted by the builder */
-	struct builder_sort in_sort;
+	struct order in_order;   /* its rows sorted by the builder */
+	struct warnings in_warn; /* and its warnings */
+	struct builder_derive in_derive;
 	size_t rows, cols; /* last rendered size */
 	unsigned flags;    /* enum utf8_flags for the terminal */
 };

@@ -119,13 +119,17 @@ static unsigned fold_step(struct app *a)
 	if (st == STATUS_OK) {
 		/* sorted there as the table shows it now; a key that changes
 		 * the weighting meanwhile sorts again, here */
-		a->in_sort = (struct builder_sort){
+		a->in_derive = (struct builder_derive){
 			.o = &a->in_order,
 			.key = a->v.metric,
 			.descending = !a->v.ascending,
 			.st = STATUS_INVAL,
+			.warn = &a->in_warn,
+			.m = a->m,
+			.cfg = a->o.warn,
+			.warn_st = STATUS_INVAL,
 		};
-		st = builder_submit(a->builder, a->in_build, &a->in_sort);
+		st = builder_submit(a->builder, a->in_build, &a->in_derive);
 		if (st != STATUS_OK) /* never: one build at a time */
 			model_build_run(a->in_build);
 	}
@@ -149,8 +153,10 @@ static unsigned build_step(struct app *a)
 	a->in_build = NULL;
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW)
 		return lost(a, st);
-	if (a->in_sort.st == STATUS_OK && a->mode == APP_LIVE)
+	if (a->in_derive.st == STATUS_OK && a->mode == APP_LIVE)
 		view_adopt_order(&a->v, w, &a->in_order);
+	if (a->in_derive.warn_st == STATUS_OK && a->mode == APP_LIVE)
+		warn_adopt(&a->warn, &a->in_warn, w);
 	a->phase = APP_INTAKE_RECLAIM;
 	app_after_commit(a, a->in_msg->index);
 	return APP_REDRAW;

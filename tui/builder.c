@@ -13,7 +13,7 @@ struct builder {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct model_build *job; /* submitted, not yet done */
-	struct builder_sort *sort;
+	struct builder_derive *sort;
 	bool running, quit;
 	int pipe[2];
 };
@@ -25,7 +25,7 @@ static void *builder_main(void *arg)
 	pthread_mutex_lock(&b->mu);
 	for (;;) {
 		struct model_build *mb;
-		struct builder_sort *so;
+		struct builder_derive *so;
 		unsigned char one = 1;
 
 		while (!(b->job && !b->running) && !b->quit)
@@ -42,6 +42,10 @@ static void *builder_main(void *arg)
 			so->st = w ? order_build(so->o, w, so->key,
 			                         so->descending, NULL, NULL)
 			           : STATUS_INVAL;
+			so->warn_st =
+			    w && so->warn
+			        ? warn_eval_next(so->warn, so->m, w, &so->cfg)
+			        : STATUS_INVAL;
 		}
 		pthread_mutex_lock(&b->mu);
 		b->job = NULL;
@@ -97,7 +101,7 @@ int builder_fd(const struct builder *b)
 }
 
 enum status builder_submit(struct builder *b, struct model_build *mb,
-                           struct builder_sort *sort)
+                           struct builder_derive *sort)
 {
 	enum status st = STATUS_OK;
 

@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "model/order.h"
 #include "model/status.h"
+#include "tui/warn.h"
 
 struct builder;
 
@@ -21,21 +22,27 @@ enum status builder_new(struct builder **out) MUST_CHECK;
  * it). */
 int builder_fd(const struct builder *b);
 
-/* The rows of the built window sorted as the viewer shows them, so that
- * the main thread need not sort a million rows (order_build). */
-struct builder_sort {
+/* What the viewer derives from the built window, done on the builder so
+ * that the main thread need not go over a million rows: its rows sorted
+ * as the table shows them (order_build), and, when warn is not NULL, its
+ * warnings (warn_eval_next over m, which the builder only reads). */
+struct builder_derive {
 	struct order *o;
 	enum metric key;
 	bool descending;
 	enum status st; /* order_build's, once done */
+	struct warnings *warn;
+	const struct model *m;
+	struct warn_cfg cfg;
+	enum status warn_st; /* warn_eval_next's, once done */
 };
 
 /* Runs model_build_run(mb) on the thread, then, when sort is not NULL,
- * sorts the window it built into sort->o; mb and sort stay the caller's
- * and untouched until builder_done.  One at a time: STATUS_INVAL while
+ * derives sort's parts from the window it built; mb and sort stay the
+ * caller's and untouched until builder_done.  One at a time: STATUS_INVAL while
  * one runs.  Does not block. */
 enum status builder_submit(struct builder *b, struct model_build *mb,
-                           struct builder_sort *sort) MUST_CHECK;
+                           struct builder_derive *sort) MUST_CHECK;
 
 /* True once the build submitted is done (then it is the caller's again,
  * and a new one may be submitted).  Does not block. */
