@@ -339,6 +339,21 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
+/* Below this many samples model_reserve leaves the string tables alone:
+ * their growth costs little, and a table sized for the samples would
+ * mostly stay empty when many tasks share a stack. */
+#define MODEL_RESERVE_MIN ((size_t)1 << 16)
+
+/* Room in t's index for total ids in all, when it has fewer: a table
+ * still small grows now, while it holds little to move. */
+static void reserve_index(struct intern *t, size_t total)
+{
+	if (total > t->live &&
+	    hash_table_reserve(&t->index, total - t->live) != STATUS_OK) {
+		/* it grows as ids come: only slower */
+	}
+}
+
 enum status model_reserve(struct model *m, size_t n)
 {
 	size_t cap;
@@ -357,6 +372,11 @@ enum status model_reserve(struct model *m, size_t n)
 		mem_free(m->idx);
 		m->idx = t;
 		m->idx_cap = cap;
+	}
+	/* a huge window's stacks, and a frame of its own each (the leaf) */
+	if (n >= MODEL_RESERVE_MIN) {
+		reserve_index(&m->stacks, size_min(n, m->lim.max_stacks));
+		reserve_index(&m->frames, size_min(n, m->lim.max_frames));
 	}
 	return STATUS_OK;
 }

@@ -9,7 +9,8 @@
  * event channel (docs/design.md §10).  Three cases:
  *   baseline  10 stacks a window, nothing else happening;
  *   arrivals  1,000,000 stacks a window, until 3 windows are committed;
- *   saves     one window of 1,000,000 stacks, paused on (Space), then S and C
+ *   saves     one window of 1,000,000 stacks (30 s windows, so that it
+ *             shows a while), paused on (Space), then S and C
  *             among the keys, until both files are saved.
  * And (bench_huge minute) the viewer's CPU share and resident size over a
  * minute once it keeps 120 windows of 100k tasks over 10k stacks, against
@@ -493,7 +494,7 @@ int main(int argc, char **argv)
 	stop(&r);
 
 	/* saves: one such window, paused on; S and C among the keys */
-	if (start(&r, argv[0], stacks, "1", "5", "0") || wait_for(&r, drawn) ||
+	if (start(&r, argv[0], stacks, "1", "30", "0") || wait_for(&r, drawn) ||
 	    drive(&r, first_commit, 0))
 		goto fail;
 	key(&r, ' ');
