@@ -146,8 +146,9 @@ enum status model_add(struct model *m, const struct sample *s) MUST_CHECK;
 /* Makes room in the open window, still empty, for n entries, so that
  * folding n samples never grows (and rehashes) its tables midway; a
  * caller folding in slices calls it first.  For a huge window (64 Ki
- * samples or more) the stack and frame tables get room for n each too.  STATUS_INVAL (not open, or
- * not empty), STATUS_NOMEM (the window stays open and usable). */
+ * samples or more) the stack and frame tables get room for n each too.
+ * STATUS_INVAL (not open, or not empty), STATUS_NOMEM (the window stays open
+ * and usable). */
 enum status model_reserve(struct model *m, size_t n) MUST_CHECK;
 
 /* Commits the open window with meta (borrowed; copied, strings bounded by
