@@ -8,6 +8,9 @@
 
 #include "model/alloc.h"
 
+/* How much lower this thread runs than the main thread. */
+#define THREAD_NICE 10
+
 struct builder {
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -22,6 +25,11 @@ static void *builder_main(void *arg)
 {
 	struct builder *b = arg;
 
+	/* below the main thread, so that keys win the CPU on a busy
+	 * machine (Linux: a nice value is the calling thread's alone) */
+	if (nice(THREAD_NICE) == -1) {
+		/* errno only says it stays as it was: fine */
+	}
 	pthread_mutex_lock(&b->mu);
 	for (;;) {
 		struct model_build *mb;

@@ -17,6 +17,9 @@
 #include "model/alloc.h"
 #include "model/buf.h"
 
+/* How much lower this thread runs than the main thread. */
+#define THREAD_NICE 10
+
 struct job {
 	struct job *next;
 	char *path;
@@ -110,6 +113,11 @@ static void *saver_main(void *arg)
 {
 	struct saver *s = arg;
 
+	/* below the main thread, so that keys win the CPU on a busy
+	 * machine (Linux: a nice value is the calling thread's alone) */
+	if (nice(THREAD_NICE) == -1) {
+		/* errno only says it stays as it was: fine */
+	}
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
 		struct job *j;
