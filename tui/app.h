@@ -133,6 +133,7 @@ struct app {
 	enum app_intake_phase phase;
 	struct worker_msg *in_msg;
 	size_t in_fed;
+	bool in_open; /* its window is open in m (the first slice opens it) */
 	struct model_build *in_build;
 	struct window_meta in_meta;
 	struct comments in_c;

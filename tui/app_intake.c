@@ -55,15 +55,10 @@ bool app_intake(struct app *a, struct worker_msg *msg)
 	if (!a->builder || msg->kind != WORKER_WINDOW ||
 	    a->phase != APP_INTAKE_NONE)
 		return false;
-	/* a window left over by a failed intake is dropped first */
-	model_abort(a->m);
-	if (model_begin(a->m) != STATUS_OK)
-		return false;
-	if (model_reserve(a->m, msg->nsamples) != STATUS_OK) {
-		/* the tables grow as the fold needs them: only slower */
-	}
+	/* the window opens at the first slice: a save may be reading */
 	a->in_msg = msg;
 	a->in_fed = 0;
+	a->in_open = false;
 	a->phase = APP_INTAKE_FOLD;
 	return true;
 }
@@ -107,7 +102,20 @@ static unsigned fold_step(struct app *a)
 {
 	struct slice sl = { .m = a->m, .until = slice_end(a) };
 	struct sample_sink sink = { .sample = slice_sample, .ctx = &sl };
-	enum status st = worker_msg_feed_from(a->in_msg, &a->in_fed, &sink);
+	enum status st;
+
+	if (!a->in_open) {
+		/* a window left over by a failed intake goes first */
+		model_abort(a->m);
+		st = model_begin(a->m);
+		if (st != STATUS_OK)
+			return lost(a, st);
+		if (model_reserve(a->m, a->in_msg->nsamples) != STATUS_OK) {
+			/* the tables grow as the fold needs them: slower */
+		}
+		a->in_open = true;
+	}
+	st = worker_msg_feed_from(a->in_msg, &a->in_fed, &sink);
 
 	if (st == STATUS_AGAIN)
 		return 0;
@@ -215,7 +223,7 @@ void app_intake_stop(struct app *a)
 		if (model_build_end(a->m, a->in_build, NULL) != STATUS_OK)
 			model_abort(a->m);
 		a->in_build = NULL;
-	} else if (a->phase == APP_INTAKE_FOLD) {
+	} else if (a->phase == APP_INTAKE_FOLD && a->in_open) {
 		model_abort(a->m);
 	}
 	if (a->phase != APP_INTAKE_NONE)

@@ -576,12 +576,13 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 	}
 	if (!code) {
 		loop(&r);
-		if (r.app.m)
-			app_intake_stop(&r.app);
 		screen_off(&r);
 		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
+		/* the saves read the model: they end before the intake
+		 * changes it */
 		finish_saves(&r);
+		app_intake_stop(&r.app);
 		session_drain(&r.ss);
 		code = r.code;
 	}
