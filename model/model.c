@@ -339,9 +339,8 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
-/* Below this many samples model_reserve leaves the string tables alone:
- * their growth costs little, and a table sized for the samples would
- * mostly stay empty when many tasks share a stack. */
+/* Below this many samples model_reserve does nothing: the tables grow
+ * in steps too small to hold keys. */
 #define MODEL_RESERVE_MIN ((size_t)1 << 16)
 
 /* Room in t's index for total ids in all, when it has fewer: a table
@@ -356,10 +355,17 @@ static void reserve_index(struct intern *t, size_t total)
 
 enum status model_reserve(struct model *m, size_t n)
 {
+	const struct window *prev;
 	size_t cap;
 
 	if (!m || !m->open || m->building || m->nent)
 		return STATUS_INVAL;
+	/* a small window grows its tables cheaply; one whose samples the
+	 * last window folded into far fewer entries would have tables sized
+	 * for nothing, given back at commit and reserved again each time */
+	prev = model_latest(m);
+	if (n < MODEL_RESERVE_MIN || (prev && prev->nentries < n / 2))
+		return STATUS_OK;
 	if (n > (size_t)1 << 30 ||
 	    mem_grow(&m->ent, &m->ent_cap, n, sizeof(*m->ent)))
 		return STATUS_NOMEM;
@@ -374,10 +380,8 @@ enum status model_reserve(struct model *m, size_t n)
 		m->idx_cap = cap;
 	}
 	/* a huge window's stacks, and a frame of its own each (the leaf) */
-	if (n >= MODEL_RESERVE_MIN) {
-		reserve_index(&m->stacks, size_min(n, m->lim.max_stacks));
-		reserve_index(&m->frames, size_min(n, m->lim.max_frames));
-	}
+	reserve_index(&m->stacks, size_min(n, m->lim.max_stacks));
+	reserve_index(&m->frames, size_min(n, m->lim.max_frames));
 	return STATUS_OK;
 }
 

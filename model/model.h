@@ -143,10 +143,12 @@ enum status model_begin(struct model *m) MUST_CHECK;
  * stays open and consistent); STATUS_INVAL when no window is open. */
 enum status model_add(struct model *m, const struct sample *s) MUST_CHECK;
 
-/* Makes room in the open window, still empty, for n entries, so that
- * folding n samples never grows (and rehashes) its tables midway; a
- * caller folding in slices calls it first.  For a huge window (64 Ki
- * samples or more) the stack and frame tables get room for n each too.
+/* Makes room in the open window, still empty, for the entries of n
+ * samples, so that folding a huge window (64 Ki samples or more) never
+ * grows (and rehashes) its tables midway, nor the stack and frame tables
+ * (room for n each); a caller folding in slices calls it first.  Nothing
+ * is reserved for fewer samples, or when the last window folded its
+ * samples into fewer than n / 2 entries.
  * STATUS_INVAL (not open, or not empty), STATUS_NOMEM (the window stays open
  * and usable). */
 enum status model_reserve(struct model *m, size_t n) MUST_CHECK;
