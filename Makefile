@@ -421,6 +421,13 @@ $(O)/tests/bench/idle_viewer: $(O)/tests/bench/idle_viewer.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
 
+# Key latency of the real viewer while huge windows arrive and are saved
+# (tests/bench_huge.c runs it on a pseudo-terminal).
+$(O)/tests/bench_huge: $(O)/tests/bench_huge.o $(LIBASYNCTOP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
+bench-run: $(O)/tests/bench_huge
+
 $(GOBENCH): tests/bench/gobench/main.go
 	$(call msg,GO,$@)
 	@mkdir -p $(@D)

@@ -147,13 +147,24 @@ static struct strview view(const struct batch *b, struct batch_str s)
 
 enum status batch_feed(const struct batch *b, const struct sample_sink *sink)
 {
+	size_t next = 0;
+
+	return batch_feed_from(b, &next, sink);
+}
+
+enum status batch_feed_from(const struct batch *b, size_t *next,
+                            const struct sample_sink *sink)
+{
 	size_t half = size_max(b->max_depth, 1);
-	struct strview *fr = mem_realloc_array(NULL, half, 2 * sizeof(*fr));
+	struct strview *fr;
 	enum status st = STATUS_OK;
 
+	if (*next >= b->n)
+		return STATUS_OK;
+	fr = mem_realloc_array(NULL, half, 2 * sizeof(*fr));
 	if (!fr)
 		return STATUS_NOMEM;
-	for (size_t i = 0; i < b->n; i++) {
+	for (size_t i = *next; i < b->n; i++) {
 		const struct batch_rec *r = &b->recs[i];
 		struct sample s;
 
@@ -174,10 +185,17 @@ enum status batch_feed(const struct batch *b, const struct sample_sink *sink)
 			.parked_dropped = r->pdropped,
 		};
 		st = sink->sample(sink->ctx, &s);
-		if (st != STATUS_OK && st != STATUS_LIMIT)
+		if (st == STATUS_AGAIN) { /* taken; the rest later */
+			*next = i + 1;
 			break;
+		}
+		if (st != STATUS_OK && st != STATUS_LIMIT) {
+			*next = i;
+			break;
+		}
 		st = STATUS_OK;
+		*next = i + 1;
 	}
 	mem_free(fr);
-	return st;
+	return *next < b->n ? st : st == STATUS_AGAIN ? STATUS_OK : st;
 }

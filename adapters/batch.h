@@ -71,4 +71,12 @@ void batch_move(struct batch *dst, struct batch *src);
 enum status batch_feed(const struct batch *b,
                        const struct sample_sink *sink) MUST_CHECK;
 
+/* batch_feed in slices: feeds from sample *next on, advancing *next past
+ * each sample fed.  A sink that returns STATUS_AGAIN took its sample and
+ * asks to stop there: STATUS_AGAIN is returned while samples remain, and
+ * STATUS_OK once all are fed.  Other statuses as batch_feed (*next at the
+ * sample that failed). */
+enum status batch_feed_from(const struct batch *b, size_t *next,
+                            const struct sample_sink *sink) MUST_CHECK;
+
 #endif

@@ -171,6 +171,14 @@ enum status worker_msg_feed(const struct worker_msg *m,
 	return batch_feed(&n->batch, sink);
 }
 
+enum status worker_msg_feed_from(const struct worker_msg *m, size_t *next,
+                                 const struct sample_sink *sink)
+{
+	const struct msg_node *n = m->priv;
+
+	return batch_feed_from(&n->batch, next, sink);
+}
+
 void worker_msg_free(struct worker_msg *m)
 {
 	if (m)

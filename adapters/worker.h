@@ -95,6 +95,10 @@ enum status worker_read(struct worker *w, struct worker_msg **out) MUST_CHECK;
  * other than OK or LIMIT and returns it. */
 enum status worker_msg_feed(const struct worker_msg *m,
                             const struct sample_sink *sink) MUST_CHECK;
+/* The same in slices (batch_feed_from): from sample *next on, until the
+ * sink returns STATUS_AGAIN (then STATUS_AGAIN while samples remain). */
+enum status worker_msg_feed_from(const struct worker_msg *m, size_t *next,
+                                 const struct sample_sink *sink) MUST_CHECK;
 
 void worker_msg_free(struct worker_msg *m);
 

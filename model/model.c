@@ -1,8 +1,8 @@
 /* The model: interning with reference counts, the open window's fold,
- * commit into the ring and eviction, reading kept windows.  admit.c
- * checks a sample against the limits, commit.c builds a window, ring.c keeps
- * them, stackkey.c lays out stacks. docs/model.md describes the data and the
- * accounting. */
+ * reading kept windows.  admit.c checks a sample against the limits,
+ * commit.c builds a window, keep.c keeps it and evicts, ring.c holds
+ * them, stackkey.c lays out stacks. docs/model.md describes the data and
+ * the accounting. */
 #include "model/model.h"
 
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "model/commit.h"
 #include "model/extras.h"
 #include "model/intern.h"
+#include "model/model_int.h"
 #include "model/reserved.h"
 #include "model/ring.h"
 #include "model/stackkey.h"
@@ -21,47 +22,6 @@
  * max_depth * (max_name + 4) bytes, must stay under 2 GiB. */
 #define NAME_BOUND ((size_t)1 << 30)
 #define KEY_BOUND  ((size_t)1 << 31)
-
-/* Pinned stacks and frames, outside the caps: [other], [not parked]. */
-#define PINNED 2
-
-/* A slot of the open window's index: its entry + 1 (0: empty) and the
- * entry's hash (fold_hash in model.c). */
-struct fold_slot {
-	uint32_t ent;
-	uint32_t hash;
-};
-
-struct model {
-	struct model_limits lim;
-	struct intern frames, names, stacks;
-	uint32_t other_stack, other_name; /* pinned, outside the caps */
-	uint32_t other_hash;              /* other_stack's hash */
-	uint32_t not_parked;              /* pinned, outside the caps */
-	struct ring ring;
-	uint64_t committed, evicted;
-	/* The open window: its entries in order of arrival, found by (stack,
-	 * parked, name) through an open-addressing index.  They hold no
-	 * references until commit, which adds them per distinct stack and name.
-	 */
-	bool open;
-	struct fold_entry *ent;
-	size_t ent_cap, nent;
-	struct extras *xs; /* the figures of entries that know any */
-	size_t xs_cap, nxs;
-	struct fold_slot *idx;
-	size_t idx_cap;  /* 0 or a power of two; load at most 3/4 */
-	bool any_parked; /* an entry is parked somewhere known */
-	struct window_stats cur;
-	/* Scratch of model_add: the sample's frames as kept, their ids, the
-	 * stack's key text, and the depth cap's marker. */
-	struct strview *views;
-	uint32_t *ids;
-	size_t views_cap, ids_cap;
-	char *text;
-	size_t text_cap;
-	char mark[64];
-};
 
 void model_limits_default(struct model_limits *lim)
 {
@@ -80,7 +40,7 @@ const struct model_limits *model_get_limits(const struct model *m)
 
 /* ---- releasing ----------------------------------------------------------*/
 
-static void stack_release(struct model *m, uint32_t id, bool count)
+void model_stack_release(struct model *m, uint32_t id, bool count)
 {
 	const char *key = intern_slot(&m->stacks, id)->str;
 	const uint32_t *f = stackkey_ids(key);
@@ -92,35 +52,13 @@ static void stack_release(struct model *m, uint32_t id, bool count)
 	intern_remove(&m->stacks, id, count);
 }
 
-static void unref_window(struct model *m, const struct window *w)
-{
-	for (size_t r = 0; r < w->nrows; r++) {
-		const struct fold_row *row = &w->rows[r];
-		struct intern_slot *s;
-		for (uint32_t i = row->first; i < row->first + row->count;
-		     i++) {
-			uint32_t name = w->entries[i].name;
-			uint32_t parked = w->entries[i].parked;
-			if (intern_unref(&m->names, name))
-				intern_remove(&m->names, name, true);
-			if (intern_unref(&m->stacks, parked))
-				stack_release(m, parked, true);
-		}
-		/* one reference per entry, dropped all at once */
-		s = intern_slot(&m->stacks, row->stack);
-		s->refs -= row->count;
-		if (s->refs == 0)
-			stack_release(m, row->stack, true);
-	}
-}
-
 /* Removes the stacks made since s0 that nothing refers to. */
 static void rollback_stacks(struct model *m, uint32_t s0)
 {
 	for (uint32_t id = m->stacks.next; id-- > s0;) {
 		const struct intern_slot *s = intern_slot(&m->stacks, id);
 		if (s && s->refs == 0)
-			stack_release(m, id, false);
+			model_stack_release(m, id, false);
 	}
 	intern_rollback(&m->stacks, s0);
 }
@@ -199,6 +137,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	mem_free(m->retired);
 	ring_fini(&m->ring);
 	intern_fini(&m->frames);
 	intern_fini(&m->names);
@@ -226,6 +165,10 @@ enum status model_begin(struct model *m)
 {
 	if (!m || m->open)
 		return STATUS_INVAL;
+	/* the open window's entries hold no references: what is retired
+	 * must be released before any could share its stacks */
+	while (model_reclaim(m, SIZE_MAX))
+		;
 	open_reset(m);
 	m->open = true;
 	return STATUS_OK;
@@ -233,17 +176,17 @@ enum status model_begin(struct model *m)
 
 void model_abort(struct model *m)
 {
-	if (!m || !m->open)
+	if (!m || !m->open || m->building)
 		return;
 	/* Entries hold no references yet: drop what only they used. */
 	for (size_t i = 0; i < m->nent; i++) {
 		const struct fold_entry *e = &m->ent[i];
 		const struct intern_slot *s = intern_slot(&m->stacks, e->stack);
 		if (s && s->refs == 0)
-			stack_release(m, e->stack, true);
+			model_stack_release(m, e->stack, true);
 		s = intern_slot(&m->stacks, e->parked);
 		if (s && s->refs == 0)
-			stack_release(m, e->parked, true);
+			model_stack_release(m, e->parked, true);
 		s = intern_slot(&m->names, e->name);
 		if (s && s->refs == 0)
 			intern_remove(&m->names, e->name, true);
@@ -396,6 +339,52 @@ static enum status fold_reserve(struct model *m)
 	return STATUS_OK;
 }
 
+/* Below this many samples model_reserve does nothing: the tables grow
+ * in steps too small to hold keys. */
+#define MODEL_RESERVE_MIN ((size_t)1 << 16)
+
+/* Room in t's index for total ids in all, when it has fewer: a table
+ * still small grows now, while it holds little to move. */
+static void reserve_index(struct intern *t, size_t total)
+{
+	if (total > t->live &&
+	    hash_table_reserve(&t->index, total - t->live) != STATUS_OK) {
+		/* it grows as ids come: only slower */
+	}
+}
+
+enum status model_reserve(struct model *m, size_t n)
+{
+	const struct window *prev;
+	size_t cap;
+
+	if (!m || !m->open || m->building || m->nent)
+		return STATUS_INVAL;
+	/* a small window grows its tables cheaply; one whose samples the
+	 * last window folded into far fewer entries would have tables sized
+	 * for nothing, given back at commit and reserved again each time */
+	prev = model_latest(m);
+	if (n < MODEL_RESERVE_MIN || (prev && prev->nentries < n / 2))
+		return STATUS_OK;
+	if (n > (size_t)1 << 30 ||
+	    mem_grow(&m->ent, &m->ent_cap, n, sizeof(*m->ent)))
+		return STATUS_NOMEM;
+	for (cap = m->idx_cap ? m->idx_cap : 64; n * 4 > cap * 3;)
+		cap *= 2;
+	if (cap > m->idx_cap) { /* empty: nothing to move */
+		struct fold_slot *t = mem_calloc(cap, sizeof(*t));
+		if (!t)
+			return STATUS_NOMEM;
+		mem_free(m->idx);
+		m->idx = t;
+		m->idx_cap = cap;
+	}
+	/* a huge window's stacks, and a frame of its own each (the leaf) */
+	reserve_index(&m->stacks, size_min(n, m->lim.max_stacks));
+	reserve_index(&m->frames, size_min(n, m->lim.max_frames));
+	return STATUS_OK;
+}
+
 /* A new, unknown set of figures for an entry, at m->xs[*xi - 1]. */
 static enum status new_extras(struct model *m, uint32_t *xi)
 {
@@ -513,7 +502,8 @@ enum status model_add(struct model *m, const struct sample *s)
 	bool other = false;
 	enum status st;
 
-	if (!m || !s || !m->open || !admit_scan(&m->lim, s, &clipped))
+	if (!m || !s || !m->open || m->building ||
+	    !admit_scan(&m->lim, s, &clipped))
 		return STATUS_INVAL;
 	if (metrics_zero(&s->m)) {
 		m->cur.zero++;
@@ -592,72 +582,15 @@ struct sample_sink model_sink(struct model *m)
 	return k;
 }
 
-/* ---- commit --------------------------------------------------------------*/
+/* ---- accounting ----------------------------------------------------------*/
 
-static size_t bytes_used(const struct model *m)
+size_t model_bytes_used(const struct model *m)
 {
 	size_t b = ring_bytes(&m->ring);
 
 	b = size_add_sat(b, intern_bytes(&m->frames));
 	b = size_add_sat(b, intern_bytes(&m->names));
 	return size_add_sat(b, intern_bytes(&m->stacks));
-}
-
-static void evict(struct model *m)
-{
-	while (m->ring.count > 1 && (m->ring.count > m->lim.max_windows ||
-	                             bytes_used(m) > m->lim.mem_budget)) {
-		struct window_priv *w = ring_pop(&m->ring);
-		unref_window(m, &w->pub);
-		m->evicted++;
-		mem_free(w);
-	}
-}
-
-enum status model_commit(struct model *m, const struct window_meta *meta,
-                         const struct window **out)
-{
-	struct commit_in in;
-	struct window_priv *w;
-
-	if (out)
-		*out = NULL;
-	if (!m || !m->open)
-		return STATUS_INVAL;
-	in = (struct commit_in){
-		.ent = m->ent,
-		.nent = m->nent,
-		.xs = m->xs,
-		.nxs = m->nxs,
-		.stacks = &m->stacks,
-		.names = &m->names,
-		.prev =
-		    m->ring.count ? ring_at(&m->ring, m->ring.count - 1) : NULL,
-		.max_name = m->lim.max_name,
-		.any_parked = m->any_parked,
-		.not_parked = m->not_parked,
-		.stats = m->cur,
-	};
-	if (ring_reserve(&m->ring) || commit_build(&in, meta, &w))
-		return STATUS_NOMEM;
-	w->pub.seq = ++m->committed;
-	ring_push(&m->ring, w);
-	/* A table grown for a burst is given back; a steady one is reused. */
-	if (m->idx_cap > 1024 && m->nent * 8 < m->idx_cap) {
-		mem_free(m->ent);
-		mem_free(m->idx);
-		mem_free(m->xs);
-		m->ent = NULL;
-		m->idx = NULL;
-		m->xs = NULL;
-		m->ent_cap = m->idx_cap = m->xs_cap = 0;
-	}
-	m->nent = 0;
-	m->open = false;
-	evict(m);
-	if (out)
-		*out = &w->pub;
-	return w->pub.empty ? STATUS_EMPTY_WINDOW : STATUS_OK;
 }
 
 /* ---- reading ------------------------------------------------------------*/
@@ -759,5 +692,5 @@ void model_stats(const struct model *m, struct model_stats *st)
 	st->frames_reclaimed = m->frames.reclaimed;
 	st->stacks_reclaimed = m->stacks.reclaimed;
 	st->names_reclaimed = m->names.reclaimed;
-	st->bytes = bytes_used(m);
+	st->bytes = model_bytes_used(m);
 }

@@ -143,6 +143,16 @@ enum status model_begin(struct model *m) MUST_CHECK;
  * stays open and consistent); STATUS_INVAL when no window is open. */
 enum status model_add(struct model *m, const struct sample *s) MUST_CHECK;
 
+/* Makes room in the open window, still empty, for the entries of n
+ * samples, so that folding a huge window (64 Ki samples or more) never
+ * grows (and rehashes) its tables midway, nor the stack and frame tables
+ * (room for n each); a caller folding in slices calls it first.  Nothing
+ * is reserved for fewer samples, or when the last window folded its
+ * samples into fewer than n / 2 entries.
+ * STATUS_INVAL (not open, or not empty), STATUS_NOMEM (the window stays open
+ * and usable). */
+enum status model_reserve(struct model *m, size_t n) MUST_CHECK;
+
 /* Commits the open window with meta (borrowed; copied, strings bounded by
  * max_name) and puts it in the ring, evicting the oldest windows past
  * max_windows or mem_budget (the newest is always kept).  *out (may be
@@ -152,8 +162,41 @@ enum status model_add(struct model *m, const struct sample *s) MUST_CHECK;
 enum status model_commit(struct model *m, const struct window_meta *meta,
                          const struct window **out) MUST_CHECK;
 
-/* Discards the open window, if any. */
+/* Discards the open window, if any (not while it is being built). */
 void model_abort(struct model *m);
+
+/* model_commit in steps, so that a caller that must stay responsive can
+ * run the long one on another thread and release evicted windows a slice
+ * at a time (docs/design.md §15):
+ *   model_build_begin  closes the open window to model_add and takes the
+ *                      ring's slot; meta (borrowed) must stay valid until
+ *                      model_build_end.  STATUS_INVAL, STATUS_NOMEM.
+ *   model_build_run    builds the window: sorts and copies the entries.
+ *                      It only reads m (but the reference counts, which
+ *                      nothing else reads), so any thread may run it
+ *                      while m's owner only reads m too: no model_begin,
+ *                      model_add, model_build_end or model_reclaim.
+ *   model_build_end    keeps the built window (*out, may be NULL) and
+ *                      frees b, as model_commit; the windows it pushes
+ *                      out are left to model_reclaim.  On STATUS_NOMEM
+ *                      the window stays open, to be retried or aborted.
+ * model_commit is the three, then model_reclaim until done. */
+struct model_build;
+enum status model_build_begin(struct model *m, const struct window_meta *meta,
+                              struct model_build **out) MUST_CHECK;
+void model_build_run(struct model_build *b);
+/* The window model_build_run built (not kept yet: no seq), or NULL when
+ * it failed or has not run; valid until model_build_end. */
+const struct window *model_build_window(const struct model_build *b);
+enum status model_build_end(struct model *m, struct model_build *b,
+                            const struct window **out) MUST_CHECK;
+
+/* Evicts the oldest windows past max_windows or mem_budget and releases
+ * what only they referred to, at most about budget entries' worth in this
+ * call (SIZE_MAX: all).  An evicted window has left the ring at once; its
+ * strings go as it is released.  Does nothing while a window is open
+ * (model_begin finishes it first).  True while work remains. */
+bool model_reclaim(struct model *m, size_t budget);
 
 /* A sink that feeds model_add, for producers (meta left unset). */
 struct sample_sink model_sink(struct model *m);

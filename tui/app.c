@@ -1,5 +1,5 @@
 /* The viewer's state and behaviour, without the terminal: windows in,
- * actions, saving (encode here, write on the saver thread), rendering. */
+ * actions, saving (the saver thread encodes and writes), rendering. */
 #include "tui/app.h"
 
 #include <inttypes.h>
@@ -8,11 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "encode/collapsed.h"
-#include "encode/out.h"
-#include "encode/pprof.h"
 #include "encode/utf8.h"
-#include "model/alloc.h"
 #include "tui/comments.h"
 #include "tui/events.h"
 #include "tui/saver.h"
@@ -26,7 +22,8 @@ enum status app_init(struct app *a, const struct app_opts *o)
 
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
-	buf_init(&a->enc);
+	order_init(&a->in_order);
+	warn_init(&a->in_warn);
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
@@ -71,7 +68,8 @@ void app_fini(struct app *a)
 	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
-	buf_fini(&a->enc);
+	order_fini(&a->in_order);
+	warn_fini(&a->in_warn);
 	a->m = a->pm = NULL;
 }
 
@@ -179,8 +177,32 @@ static void refresh_view(struct app *a)
 		app_set_status(a, true, "out of memory sorting the rows");
 }
 
+/* When the shown window left the history: the oldest kept instead. */
+static bool shown_kept(struct app *a)
+{
+	const struct window *old;
+
+	if (model_window_seq(a->m, a->shown))
+		return true;
+	old = model_window(a->m, 0);
+	a->shown = old ? old->seq : 0;
+	snprintf(a->notice, sizeof(a->notice),
+	         "the shown window left the history; showing the oldest kept");
+	return false;
+}
+
+void app_evicted(struct app *a, uint64_t oldest)
+{
+	grouped_drop(&a->gbase);
+	if (a->gshown.m == a->m && a->gshown.seq < oldest)
+		grouped_drop(&a->gshown);
+	if (app_showing_progress(a) || a->mode == APP_LIVE || shown_kept(a))
+		return;
+	refresh_view(a);
+}
+
 /* After a commit: follow LIVE, count arrivals, handle eviction. */
-static void after_commit(struct app *a, uint64_t index)
+void app_after_commit(struct app *a, uint64_t index)
 {
 	a->since_ns = a->now_ns;
 	a->error[0] = '\0';
@@ -195,13 +217,7 @@ static void after_commit(struct app *a, uint64_t index)
 	events_emit(a->o.events, "window %" PRIu64 " committed", index);
 	if (a->mode != APP_LIVE) {
 		a->arrived++;
-		if (!model_window_seq(a->m, a->shown)) {
-			const struct window *old = model_window(a->m, 0);
-			a->shown = old ? old->seq : 0;
-			snprintf(
-			    a->notice, sizeof(a->notice),
-			    "the shown window left the history; showing the oldest kept");
-		}
+		shown_kept(a);
 	}
 	/* 'o' stays on: the next window in progress shows from its first
 	 * partial figures, the finished one until then */
@@ -218,6 +234,9 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 	struct comments c;
 	enum status st;
 
+	/* the saver may be encoding from m: a commit waits for it */
+	if (a->saver && m == a->m)
+		saver_wait(a->saver);
 	/* a commit may evict the windows they were derived from */
 	if (a->gshown.m == m)
 		grouped_drop(&a->gshown);
@@ -254,7 +273,7 @@ static void window_in(struct app *a, const struct worker_msg *msg,
 		               status_str(st));
 		return;
 	}
-	after_commit(a, index);
+	app_after_commit(a, index);
 }
 
 enum status app_commit(struct app *a, const struct sample *s, size_t n,
@@ -263,7 +282,7 @@ enum status app_commit(struct app *a, const struct sample *s, size_t n,
 	enum status st = fold_in(a, NULL, s, n, meta, a->m);
 
 	if (st == STATUS_OK || st == STATUS_EMPTY_WINDOW)
-		after_commit(a, a->committed + 1);
+		app_after_commit(a, a->committed + 1);
 	return st;
 }
 
@@ -387,8 +406,6 @@ static unsigned save(struct app *a, bool collapsed)
 	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	char path[4096 + 64];
 	enum status st;
-	char *data;
-	size_t len;
 
 	if (!w) {
 		app_set_status(
@@ -416,27 +433,10 @@ static unsigned save(struct app *a, bool collapsed)
 		               "the save directory's name is too long");
 		return APP_REDRAW;
 	}
-	buf_reset(&a->enc);
-	st = collapsed ? collapsed_encode(a->m, w, a->v.metric, &a->enc)
-	               : pprof_encode(a->m, w, NULL, &a->enc);
-	if (st == STATUS_OK)
-		st = buf_status(&a->enc);
-	if (st != STATUS_OK) {
-		app_set_status(a, true, "cannot encode window %" PRIu64 ": %s",
-		               w->seq, status_str(st));
-		return APP_REDRAW;
-	}
-	data = buf_detach(&a->enc, &len);
-	if (!data) {
-		data = mem_alloc(1);
-		len = 0;
-		if (!data) {
-			app_set_status(a, true, "out of memory");
-			return APP_REDRAW;
-		}
-	}
-	st = saver_submit(a->saver, path, data, len,
-	                  collapsed ? -1 : OUT_GZIP_PPROF);
+	/* encoded on the saver thread: the model is left alone until then
+	 * (the intake waits), so w stays kept and unchanged */
+	st = saver_submit_window(a->saver, path, a->m, w, collapsed,
+	                         a->v.metric);
 	if (st != STATUS_OK) {
 		app_set_status(a, true, "cannot save: %s", status_str(st));
 		return APP_REDRAW;

@@ -15,9 +15,12 @@
 #include "model/buf.h"
 #include "model/metric.h"
 #include "model/model.h"
+#include "model/order.h"
 #include "model/sample.h"
 #include "model/status.h"
+#include "tui/builder.h"
 #include "tui/cli.h"
+#include "tui/comments.h"
 #include "tui/grouped.h"
 #include "tui/keymap.h"
 #include "tui/render.h"
@@ -63,6 +66,14 @@ enum app_body {
 	APP_BODY_TREE,
 	APP_BODY_FLAME,
 	APP_BODY_WARN, /* the shown window's warnings (W) */
+};
+
+/* Where the window being taken in is (app_intake.c). */
+enum app_intake_phase {
+	APP_INTAKE_NONE,
+	APP_INTAKE_FOLD,    /* model_add, a slice between polls */
+	APP_INTAKE_BUILD,   /* model_build_run on the builder thread */
+	APP_INTAKE_RECLAIM, /* evicted windows released, a slice a time */
 };
 
 /* Reactions of an action, for the loop. */
@@ -120,9 +131,22 @@ struct app {
 	uint64_t status_until_ns; /* monotonic: a brief status clears then */
 	char notice[256];
 	char message[2048]; /* body text for the shown empty window */
-	struct buf enc;     /* encoding scratch */
-	size_t rows, cols;  /* last rendered size */
-	unsigned flags;     /* enum utf8_flags for the terminal */
+	/* The window being taken in by slices (set builder to take windows
+	 * so): its message (owned), samples fed, build, meta with comments */
+	struct builder *builder;
+	uint64_t slice_ns; /* a slice's length; 0: APP_SLICE_NS */
+	enum app_intake_phase phase;
+	struct worker_msg *in_msg;
+	size_t in_fed;
+	bool in_open; /* its window is open in m (the first slice opens it) */
+	struct model_build *in_build;
+	struct window_meta in_meta;
+	struct comments in_c;
+	struct order in_order;   /* its rows sorted by the builder */
+	struct warnings in_warn; /* and its warnings */
+	struct builder_derive in_derive;
+	size_t rows, cols; /* last rendered size */
+	unsigned flags;    /* enum utf8_flags for the terminal */
 };
 
 /* Sets up a's state for o (copied; its strings borrowed): models bounded
@@ -135,6 +159,31 @@ void app_fini(struct app *a);
  * model (comments added as record does), progress into the in-progress
  * model, states and errors into the header and status line. */
 void app_take(struct app *a, const struct worker_msg *msg);
+
+/* With a builder set, a WORKER_WINDOW message is taken in by steps
+ * (docs/design.md §15): app_intake takes msg over (true) and app_step
+ * advances it by a slice of at most about APP_SLICE_NS of the main
+ * thread's time (the fold, then the build on the builder thread, then
+ * the release of evicted windows); the window shows once it is whole.
+ * Without a builder app_intake returns false: app_take it. */
+#define APP_SLICE_NS ((uint64_t)5000000u)
+bool app_intake(struct app *a, struct worker_msg *msg);
+/* Advances the intake; enum app_react flags. */
+unsigned app_step(struct app *a);
+/* A window is being taken in: the loop holds the worker's next messages. */
+bool app_busy(const struct app *a);
+/* app_step has main-thread work now (else it waits for the builder's fd
+ * or the saver's). */
+bool app_step_ready(const struct app *a);
+/* Ends the intake at once (quitting): waits for a build, keeps its
+ * window, drops a fold.  Blocks for the build. */
+void app_intake_stop(struct app *a);
+/* What a commit does to the viewer (app.c). */
+void app_after_commit(struct app *a, uint64_t index);
+/* The history's oldest windows up to seq oldest (excluded) were evicted
+ * (model_reclaim): what was derived from them goes, and a shown one is
+ * replaced by the oldest kept (app.c). */
+void app_evicted(struct app *a, uint64_t oldest);
 
 /* Commits samples (borrowed) as a window with meta (borrowed), as a
  * WORKER_WINDOW message would; for tests and replay-like feeds.

@@ -15,6 +15,7 @@
 
 #include "adapters/worker.h"
 #include "encode/utf8.h"
+#include "tui/builder.h"
 #include "tui/draw.h"
 #include "tui/errcap.h"
 #include "tui/events.h"
@@ -42,6 +43,7 @@ struct run {
 	char endpoint[1024];  /* the header's, borrowed by app */
 	char child_line[512]; /* the status line once the program ended */
 	struct saver *saver;
+	struct builder *builder;
 	struct term t;
 	struct screen s;
 	int sigfd;
@@ -188,6 +190,11 @@ static void dump_at_failure(struct run *r, const struct worker_msg *msg)
 static void take_msg(struct run *r, struct worker_msg *msg)
 {
 	app_set_now(&r->app, r->dump ? 0 : mono_ns());
+	if (msg->kind == WORKER_WINDOW && app_intake(&r->app, msg)) {
+		/* taken over: it shows once app_step has folded it in */
+		check_child(r);
+		return;
+	}
 	app_take(&r->app, msg);
 	if (msg->kind == WORKER_DONE)
 		r->ss.worker_done = true;
@@ -200,6 +207,15 @@ static void take_msg(struct run *r, struct worker_msg *msg)
 		r->quit = true;
 }
 
+/* The window being taken in goes one step further. */
+static void take_step(struct run *r)
+{
+	app_set_now(&r->app, r->dump ? 0 : mono_ns());
+	react(r, app_step(&r->app));
+	if (r->o->exit_after && r->app.committed >= r->o->exit_after)
+		r->quit = true;
+}
+
 /* The worker's messages, until one is held (a launched program's error
  * that may be its end). */
 static void take_worker(struct run *r)
@@ -208,7 +224,9 @@ static void take_worker(struct run *r)
 
 	if (msg)
 		take_msg(r, msg);
-	while (!r->ss.held && worker_read(r->ss.w, &msg) == STATUS_OK) {
+	/* one window at a time: the next waits until this one is in */
+	while (!r->ss.held && !app_busy(&r->app) &&
+	       worker_read(r->ss.w, &msg) == STATUS_OK) {
 		switch (session_screen(&r->ss, msg)) {
 		case SESSION_TAKE:
 			take_msg(r, msg);
@@ -246,6 +264,22 @@ static void take_saver(struct run *r)
 	while (saver_take(r->saver, &res) == STATUS_OK) {
 		app_saved(&r->app, &res);
 		r->dirty = true;
+	}
+}
+
+/* Saves still running when the viewer quits are finished, not dropped,
+ * and each outcome goes to stderr, the screen being gone. */
+static void finish_saves(struct run *r)
+{
+	struct saver_result res;
+
+	saver_wait(r->saver);
+	while (saver_take(r->saver, &res) == STATUS_OK) {
+		app_saved(&r->app, &res);
+		if (res.st == STATUS_OK)
+			safe_sayf(r->o->prog, "saved %s", res.written);
+		else
+			safe_sayf(r->o->prog, "%s", r->app.status);
 	}
 }
 
@@ -295,7 +329,7 @@ static void loop(struct run *r)
 	r->next_tick = mono_ns() + period;
 	r->dirty = true;
 	while (!r->quit) {
-		struct pollfd p[5];
+		struct pollfd p[6];
 		nfds_t np = 0;
 		int timeout, k, held;
 		uint64_t now, due;
@@ -313,16 +347,21 @@ static void loop(struct run *r)
 		held = session_held_ms(&r->ss);
 		if (held >= 0 && (r->dump || held < timeout))
 			timeout = held;
+		if (app_step_ready(&r->app))
+			timeout = held = 0;
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
-		p[np].fd =
-		    r->ss.worker_done || r->ss.held ? -1 : worker_fd(r->ss.w);
+		p[np].fd = r->ss.worker_done || r->ss.held || app_busy(&r->app)
+		               ? -1
+		               : worker_fd(r->ss.w);
 		p[np++].events = POLLIN;
 		p[np].fd = saver_fd(r->saver);
 		p[np++].events = POLLIN;
 		p[np].fd = r->dump ? -1 : r->t.fd;
 		p[np++].events = POLLIN;
 		p[np].fd = errcap_fd(&r->ec);
+		p[np++].events = POLLIN;
+		p[np].fd = builder_fd(r->builder);
 		p[np++].events = POLLIN;
 		k = poll(p, np, r->dump && held < 0 ? -1 : timeout);
 		if (k < 0 && errno != EINTR) {
@@ -345,6 +384,12 @@ static void loop(struct run *r)
 			take_input(r);
 		if (p[4].revents)
 			take_stderr(r);
+		if (app_busy(&r->app) && !r->quit)
+			take_step(r);
+		if (!app_busy(&r->app) && !r->ss.held && !r->ss.worker_done &&
+		    !r->quit)
+			take_worker(
+			    r); /* what waited for the window taken in */
 		now = mono_ns();
 		if (now >= due)
 			r->dirty = true;
@@ -444,6 +489,13 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 		return EXIT_ERROR;
 	}
 	r->app.saver = r->saver;
+	st = builder_new(&r->builder);
+	if (st != STATUS_OK) {
+		safe_sayf(o->prog, "cannot start the builder: %s",
+		          status_str(st));
+		return EXIT_ERROR;
+	}
+	r->app.builder = r->builder;
 	if (r->ss.child.log[0]) {
 		/* the header names the program's log (docs/launch.md) */
 		size_t used = strlen(r->app.title);
@@ -527,6 +579,10 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 		screen_off(&r);
 		if (r.dump && (!r.code || r.source_failed))
 			dump(&r);
+		/* the saves read the model: they end before the intake
+		 * changes it */
+		finish_saves(&r);
+		app_intake_stop(&r.app);
 		session_drain(&r.ss);
 		code = r.code;
 	}
@@ -534,6 +590,7 @@ int app_run(const struct opts *o, const struct adapter_registry *reg,
 	errcap_stop(&r.ec);
 	session_close(&r.ss);
 	saver_free(r.saver);
+	builder_free(r.builder);
 	if (r.app.m)
 		app_fini(&r.app);
 	screen_fini(&r.s);

@@ -1,16 +1,24 @@
-/* Saver thread: a mutex-guarded job list in, results out, a wake pipe. */
+/* Saver thread: a mutex-guarded job list in, results out, a wake pipe.
+ * A job encodes its window first when it was given one. */
 #include "tui/saver.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "encode/collapsed.h"
+#include "encode/pprof.h"
 #include "encode/save.h"
 #include "model/alloc.h"
+#include "model/buf.h"
+
+/* How much lower this thread runs than the main thread. */
+#define THREAD_NICE 10
 
 struct job {
 	struct job *next;
@@ -18,6 +26,11 @@ struct job {
 	char *data;
 	size_t len;
 	int level;
+	/* to encode first (m NULL: data is the file's bytes) */
+	const struct model *m;
+	const struct window *w;
+	bool collapsed;
+	enum metric metric;
 	struct saver_result res;
 };
 
@@ -28,6 +41,7 @@ struct saver {
 	struct job *todo, *todo_tail; /* FIFO */
 	struct job *done, *done_tail;
 	bool busy, quit;
+	size_t reading; /* jobs that still read the model */
 	int pipe[2];
 };
 
@@ -40,17 +54,57 @@ static void job_free(struct job *j)
 	mem_free(j);
 }
 
-static void run_job(struct job *j)
+static void wake(struct saver *s)
+{
+	unsigned char b = 1;
+
+	if (write(s->pipe[1], &b, 1) < 0) {
+		/* full: the reader is already woken */
+	}
+}
+
+/* Encodes j's window into j->data; the model is free again after. */
+static enum status encode(struct saver *s, struct job *j)
+{
+	struct buf b;
+	enum status st;
+
+	buf_init(&b);
+	st = j->collapsed ? collapsed_encode(j->m, j->w, j->metric, &b)
+	                  : pprof_encode(j->m, j->w, NULL, &b);
+	if (st == STATUS_OK)
+		st = buf_status(&b);
+	if (st != STATUS_OK)
+		snprintf(j->res.err, sizeof(j->res.err),
+		         "cannot encode window %" PRIu64 ": %s", j->w->seq,
+		         status_str(st));
+	pthread_mutex_lock(&s->mu);
+	s->reading--;
+	j->m = NULL;
+	j->w = NULL;
+	wake(s);
+	pthread_mutex_unlock(&s->mu);
+	j->data = buf_detach(&b, &j->len);
+	buf_fini(&b);
+	return st;
+}
+
+static void run_job(struct saver *s, struct job *j)
 {
 	struct save_opts o = save_opts_default();
 
-	o.gzip_level = j->level;
-	o.unique = true;
 	j->res.err[0] = '\0';
 	j->res.written[0] = '\0';
-	j->res.st =
-	    save_file(j->path, j->data, j->len, &o, j->res.written,
-	              sizeof(j->res.written), j->res.err, sizeof(j->res.err));
+	if (j->m) {
+		j->res.st = encode(s, j);
+		if (j->res.st != STATUS_OK)
+			return;
+	}
+	o.gzip_level = j->level;
+	o.unique = true;
+	j->res.st = save_file(j->path, j->data ? j->data : "", j->len, &o,
+	                      j->res.written, sizeof(j->res.written),
+	                      j->res.err, sizeof(j->res.err));
 	mem_free(j->data);
 	j->data = NULL;
 }
@@ -59,10 +113,14 @@ static void *saver_main(void *arg)
 {
 	struct saver *s = arg;
 
+	/* below the main thread, so that keys win the CPU on a busy
+	 * machine (Linux: a nice value is the calling thread's alone) */
+	if (nice(THREAD_NICE) == -1) {
+		/* errno only says it stays as it was: fine */
+	}
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
 		struct job *j;
-		unsigned char b = 1;
 
 		while (!s->todo && !s->quit)
 			pthread_cond_wait(&s->cv, &s->mu);
@@ -74,7 +132,7 @@ static void *saver_main(void *arg)
 			s->todo_tail = NULL;
 		s->busy = true;
 		pthread_mutex_unlock(&s->mu);
-		run_job(j);
+		run_job(s, j);
 		pthread_mutex_lock(&s->mu);
 		s->busy = false;
 		j->next = NULL;
@@ -83,9 +141,8 @@ static void *saver_main(void *arg)
 		else
 			s->done = j;
 		s->done_tail = j;
-		if (write(s->pipe[1], &b, 1) < 0) {
-			/* full: the reader is already woken */
-		}
+		wake(s);
+		pthread_cond_broadcast(&s->cv);
 	}
 	pthread_mutex_unlock(&s->mu);
 	return NULL;
@@ -132,6 +189,21 @@ int saver_fd(const struct saver *s)
 	return s->pipe[0];
 }
 
+/* Appends j to the queue. */
+static void queue(struct saver *s, struct job *j)
+{
+	pthread_mutex_lock(&s->mu);
+	if (s->todo_tail)
+		s->todo_tail->next = j;
+	else
+		s->todo = j;
+	s->todo_tail = j;
+	if (j->m)
+		s->reading++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
 enum status saver_submit(struct saver *s, const char *path, char *data,
                          size_t len, int gzip_level)
 {
@@ -149,15 +221,38 @@ enum status saver_submit(struct saver *s, const char *path, char *data,
 		job_free(j);
 		return STATUS_NOMEM;
 	}
-	pthread_mutex_lock(&s->mu);
-	if (s->todo_tail)
-		s->todo_tail->next = j;
-	else
-		s->todo = j;
-	s->todo_tail = j;
-	pthread_cond_signal(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	queue(s, j);
 	return STATUS_OK;
+}
+
+enum status saver_submit_window(struct saver *s, const char *path,
+                                const struct model *m, const struct window *w,
+                                bool collapsed, enum metric metric)
+{
+	struct job *j = mem_calloc(1, sizeof(*j));
+
+	if (!j)
+		return STATUS_NOMEM;
+	j->path = mem_strndup(path, strlen(path));
+	if (!j->path) {
+		job_free(j);
+		return STATUS_NOMEM;
+	}
+	j->m = m;
+	j->w = w;
+	j->collapsed = collapsed;
+	j->metric = metric;
+	j->level = collapsed ? -1 : OUT_GZIP_PPROF;
+	queue(s, j);
+	return STATUS_OK;
+}
+
+void saver_wait(struct saver *s)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->busy || s->todo)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
 }
 
 enum status saver_take(struct saver *s, struct saver_result *res)
@@ -184,6 +279,16 @@ enum status saver_take(struct saver *s, struct saver_result *res)
 	return STATUS_OK;
 }
 
+bool saver_reading(struct saver *s)
+{
+	bool reading;
+
+	pthread_mutex_lock(&s->mu);
+	reading = s->reading > 0;
+	pthread_mutex_unlock(&s->mu);
+	return reading;
+}
+
 bool saver_busy(struct saver *s)
 {
 	bool busy;
@@ -200,7 +305,7 @@ void saver_free(struct saver *s)
 		return;
 	pthread_mutex_lock(&s->mu);
 	s->quit = true;
-	pthread_cond_signal(&s->cv);
+	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	pthread_join(s->thread, NULL);
 	while (s->done) {

@@ -116,6 +116,19 @@ static enum status build_all(struct view *v, const struct window *w)
 	return st;
 }
 
+void view_adopt_order(struct view *v, const struct window *w, struct order *o)
+{
+	struct order t;
+
+	if (o->key != v->metric || o->descending != !v->ascending ||
+	    o->n != w->nrows)
+		return;
+	t = v->all;
+	v->all = *o;
+	*o = t;
+	view_tag_set(&v->all_tag, w);
+}
+
 static bool keep_match(void *ctx, const struct window *w, size_t row)
 {
 	(void)w;

@@ -99,4 +99,10 @@ bool view_row_matches(const struct model *m, const struct window *w, size_t row,
 /* The window row index at display position pos, or SIZE_MAX. */
 size_t view_row_at(const struct view *v, size_t pos);
 
+/* Takes o (its memory swapped with the view's cache) as every row of w
+ * sorted, when it is in the view's weighting: the next view_build of w
+ * then needs no sort.  o, sorted elsewhere, must hold every row of w
+ * (order_build without keep). */
+void view_adopt_order(struct view *v, const struct window *w, struct order *o);
+
 #endif

@@ -47,13 +47,13 @@ static bool idle_only(const struct metrics *m)
 }
 
 /* The stuck-idle streak of stack, counted back from window index at (w
- * itself, idle already), up to want. */
-static uint64_t idle_streak(const struct model *m, size_t at, uint32_t stack,
-                            uint64_t want)
+ * itself, idle already) to index lo, up to want. */
+static uint64_t idle_streak(const struct model *m, size_t at, size_t lo,
+                            uint32_t stack, uint64_t want)
 {
 	uint64_t n = 1;
 
-	while (n < want && at > 0) {
+	while (n < want && at > lo) {
 		const struct window *p = model_window(m, --at);
 		size_t r = window_find_row(p, stack);
 
@@ -90,8 +90,8 @@ static enum status add(struct warnings *ws, uint32_t row, enum warn_rule r,
 
 /* Rule r on row i; adds its warning when it holds. */
 static enum status rule(struct warnings *ws, const struct model *m,
-                        const struct window *w, size_t at, uint32_t i,
-                        enum warn_rule r)
+                        const struct window *w, size_t at, size_t lo,
+                        uint32_t i, enum warn_rule r)
 {
 	const struct fold_row *fr = &w->rows[i];
 	uint64_t wakes = fr->m.v[METRIC_WAKES], polls = fr->m.v[METRIC_POLLS];
@@ -122,7 +122,7 @@ static enum status rule(struct warnings *ws, const struct model *m,
 		if (at == SIZE_MAX || w->group.key != GROUP_SPAWN ||
 		    w->group.by_name || !idle_only(&fr->m))
 			return STATUS_OK;
-		a = idle_streak(m, at, fr->stack, ws->cfg.idle_windows);
+		a = idle_streak(m, at, lo, fr->stack, ws->cfg.idle_windows);
 		return a >= ws->cfg.idle_windows
 		           ? add(ws, i, r, a, ws->cfg.idle_windows)
 		           : STATUS_OK;
@@ -159,17 +159,13 @@ static enum status by_rule(struct warnings *ws)
 	return STATUS_OK;
 }
 
-enum status warn_eval(struct warnings *ws, const struct model *m,
-                      const struct window *w, const struct warn_cfg *cfg)
+/* The rules on w, whose history is m's kept windows [lo, at). */
+static enum status eval(struct warnings *ws, const struct model *m,
+                        const struct window *w, const struct warn_cfg *cfg,
+                        size_t at, size_t lo)
 {
-	size_t words, at;
+	size_t words;
 
-	if (ws->ok && ws->m == m && ws->w == w && ws->seq == w->seq &&
-	    ws->group.key == w->group.key &&
-	    ws->group.by_name == w->group.by_name &&
-	    ws->cfg.poll_ns == cfg->poll_ns &&
-	    ws->cfg.idle_windows == cfg->idle_windows)
-		return STATUS_OK;
 	ws->ok = false;
 	ws->n = 0;
 	ws->nrows = 0;
@@ -180,13 +176,11 @@ enum status warn_eval(struct warnings *ws, const struct model *m,
 		return STATUS_NOMEM;
 	memset(ws->rows, 0, (words ? words : 1) * sizeof(*ws->rows));
 	ws->cfg = *cfg;
-	/* the stuck-idle streak needs the kept windows before w */
-	at = kept_index(m, w);
 	/* one pass over the rows (a row is a cache line or two: a pass per
 	 * rule cost five times the memory traffic), then by rule */
 	for (size_t i = 0; !w->empty && i < w->nrows; i++)
 		for (int r = 0; r < WARN_COUNT; r++)
-			if (rule(ws, m, w, at, (uint32_t)i,
+			if (rule(ws, m, w, at, lo, (uint32_t)i,
 			         (enum warn_rule)r) != STATUS_OK) {
 				ws->n = 0;
 				return STATUS_NOMEM;
@@ -202,6 +196,43 @@ enum status warn_eval(struct warnings *ws, const struct model *m,
 	ws->group = w->group;
 	ws->ok = true;
 	return STATUS_OK;
+}
+
+enum status warn_eval(struct warnings *ws, const struct model *m,
+                      const struct window *w, const struct warn_cfg *cfg)
+{
+	if (ws->ok && ws->m == m && ws->w == w && ws->seq == w->seq &&
+	    ws->group.key == w->group.key &&
+	    ws->group.by_name == w->group.by_name &&
+	    ws->cfg.poll_ns == cfg->poll_ns &&
+	    ws->cfg.idle_windows == cfg->idle_windows)
+		return STATUS_OK;
+	/* the stuck-idle streak needs the kept windows before w */
+	return eval(ws, m, w, cfg, kept_index(m, w), 0);
+}
+
+enum status warn_eval_next(struct warnings *ws, const struct model *m,
+                           const struct window *w, const struct warn_cfg *cfg)
+{
+	size_t n = model_window_count(m),
+	       max = model_get_limits(m)->max_windows;
+
+	/* the windows that stay once w is kept: the newest max - 1 */
+	return eval(ws, m, w, cfg, n, n + 1 > max ? n + 1 - max : 0);
+}
+
+void warn_adopt(struct warnings *ws, struct warnings *next,
+                const struct window *w)
+{
+	struct warnings t;
+
+	if (!next->ok || next->w != w)
+		return;
+	next->seq = w->seq;
+	t = *ws;
+	*ws = *next;
+	*next = t;
+	next->ok = false;
 }
 
 void warn_figure(const struct warning *wn, char *dst, size_t size)

@@ -86,6 +86,18 @@ void warn_fini(struct warnings *ws);
 enum status warn_eval(struct warnings *ws, const struct model *m,
                       const struct window *w,
                       const struct warn_cfg *cfg) MUST_CHECK;
+/* warn_eval of w, built but not kept yet, as the window that will follow
+ * m's kept windows (stuck-idle looks back only at those that stay once w
+ * is kept, past max_windows).  It only reads m, so it may run beside a
+ * thread that only reads m too.  STATUS_NOMEM. */
+enum status warn_eval_next(struct warnings *ws, const struct model *m,
+                           const struct window *w,
+                           const struct warn_cfg *cfg) MUST_CHECK;
+/* Takes next's warnings into ws (their memories swapped) when next holds
+ * w, evaluated by warn_eval_next before w was kept; w's seq is now set.
+ * Otherwise does nothing (warn_eval then evaluates w as usual). */
+void warn_adopt(struct warnings *ws, struct warnings *next,
+                const struct window *w);
 
 /* Row r of the evaluated window has a warning.  Cannot fail. */
 static inline bool warn_row(const struct warnings *ws, size_t r)

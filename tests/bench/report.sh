@@ -16,6 +16,8 @@ trap 'rm -f "$all"' EXIT
 	sh tests/bench/tokio.sh "$build"
 	"$build"/tests/bench_viewer
 	sh tests/bench/idle.sh "$build"/tests/bench/idle_viewer
+	"$build"/tests/bench_huge
+	"$build"/tests/bench_huge minute
 	python3 adapters/asyncio/tests/bench_agent.py --asynctop="$build"/asynctop
 } 2>&1 | tee "$all"
 
@@ -28,6 +30,8 @@ table() {
 	/^idle viewer/ { what = "viewer idle CPU" }
 	/^asyncio agent/ { what = "asyncio agent" }
 	/RATIOS to a weighting key/ { what = "viewer keys" }
+	/^huge viewer benchmark:/ { what = "viewer keys, 1M stacks arriving or saved" }
+	/^viewer minute benchmark:/ { what = "viewer CPU and RSS, 120 windows of 100k tasks" }
 	/RATIOS/ {
 		line = $0; sub(/^ *RATIOS */, "", line)
 		printf "| %s | %s |\n", what, line
