@@ -4,17 +4,24 @@
  * tmux itself sees the pane), what happened said in words, and every window
  * kept before the fault still there and saveable: the asyncio program the
  * viewer launched killed (SIGKILL) or stopped (SIGSTOP, then SIGCONT)
- * mid-window; a console-api message over the receive limit; SIGWINCH and
- * SIGTSTP/SIGCONT sent to the viewer; INT, TERM, HUP and SEGV ending it.
+ * mid-window; the console-api simulator killed, stalled or sending
+ * garbage, and a message over the receive limit; the disk full while
+ * saving; SIGWINCH and SIGTSTP/SIGCONT sent to the viewer; INT, TERM, HUP
+ * and SEGV ending it.
  * The same faults without a terminal are in test_tokio_faults.c and
  * test_launch_life.c, on a pseudo-terminal in test_viewer_e2e.c. */
+#define _GNU_SOURCE /* unshare(CLONE_NEWNS): a disk of our own to fill */
 #include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
@@ -369,6 +376,9 @@ static const char oversize_scn[] =
     "family w 3 busy=2ms idle=20ms sched=1ms named\n"
     "family big 200 busy=1ms idle=9ms sched=1ms spawn=1200ms loc=src/some/long/path/to/a/module.rs:1:1\n";
 
+static const char steady_scn[] =
+    "interval 50ms\nfamily w 3 busy=2ms idle=20ms sched=1ms named\n";
+
 static struct sim *sim_on(const char *scn, char *ep, size_t size)
 {
 	struct sim_scenario sc;
@@ -418,10 +428,139 @@ START_TEST(faults_tokio_message_over_the_limit)
 }
 END_TEST
 
-/* ---- signals to the viewer ---------------------------------------------- */
+/* The simulator gone, stalled, or sending bytes that are not an Update
+ * mid-run, under the viewer in a terminal: the first two are errors in
+ * words and the viewer goes on retrying; the third cuts a window short
+ * and the viewer reconnects without an error.  Every window stays kept
+ * and saves. */
+START_TEST(faults_tokio_killed_stalled_garbage)
+{
+	static const struct {
+		const char *name, *tail, *error;
+	} cases[] = {
+		{ "killed", "", "not reachable" },
+		{ "stalled", "stall 700ms 600s\n", "timed out" },
+		{ "garbage", "junk 700ms\n", NULL },
+	};
+	char ep[64], args[128], scn[256], line[1024];
 
-static const char steady_scn[] =
-    "interval 50ms\nfamily w 3 busy=2ms idle=20ms sched=1ms named\n";
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct frun r;
+		struct sim *sim;
+
+		snprintf(scn, sizeof(scn), "%s%s", steady_scn, cases[i].tail);
+		sim = sim_on(scn, ep, sizeof(ep));
+		snprintf(args, sizeof(args),
+		         "-a tokio -e %s -w 0.3 --history 1000", ep);
+		if (!frun_start(&r, "faults_tokio_killed_stalled_garbage", "",
+		                args)) {
+			sim_stop(sim);
+			return;
+		}
+		TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+		if (i == 0) {
+			sim_stop(sim);
+			sim = NULL;
+		}
+		if (cases[i].error) {
+			ck_assert_msg(
+			    tmux_events_wait(&r.ev, "error the tokio source *",
+			                     WAIT_MS, line, sizeof(line)),
+			    "%s: no error: %s", cases[i].name,
+			    tmux_tail(&r.ev.seen, 1500));
+			ck_assert_msg(strstr(line, cases[i].error), "%s: %s",
+			              cases[i].name, line);
+			TMUX_WAIT(&r.ev, "state retrying", WAIT_MS);
+		} else {
+			/* cut short, reconnected, and on: no error */
+			TMUX_WAIT(&r.ev, "state connecting", WAIT_MS);
+			TMUX_WAIT(&r.ev, "window *", WAIT_MS);
+			ck_assert_msg(!tmux_events_between(
+			                  &r.ev, 0, r.ev.seen.len, "error *"),
+			              "garbage: %s", buf_cstr(&r.ev.seen));
+		}
+		assert_viewer_terminal(&r);
+		assert_all_kept(&r);
+		assert_saves(&r);
+		quit(&r);
+		frun_end(&r);
+		if (sim)
+			sim_stop(sim);
+	}
+}
+END_TEST
+
+/* ---- the disk full while saving ----------------------------------------- */
+
+/* The entries of dir but name. */
+static int others_in(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     strcmp(e->d_name, name);
+	closedir(d);
+	return n;
+}
+
+/* S onto a full disk, a 64 KiB tmpfs over the save directory in a mount
+ * namespace of this test's own, which the tmux server and the viewer
+ * inherit: the status line says why, no partial file is left, the viewer
+ * goes on; once there is room, the same window saves. */
+START_TEST(faults_disk_full_while_saving)
+{
+	char ep[64], args[128], filler[760], chunk[4096];
+	struct frun r;
+	struct sim *sim;
+	int fd;
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		tu_skip("faults_disk_full_while_saving",
+		        "no mount namespace of its own here (not root?)");
+		return;
+	}
+	sim = sim_on(steady_scn, ep, sizeof(ep));
+	snprintf(args, sizeof(args), "-a tokio -e %s -w 0.3 --history 1000",
+	         ep);
+	if (!frun_start(&r, "faults_disk_full_while_saving", "", args)) {
+		sim_stop(sim);
+		return;
+	}
+	ck_assert_msg(
+	    mount("tmpfs", r.saves, "tmpfs", 0, "size=64k,mode=700") == 0,
+	    "mount: %s", strerror(errno));
+	snprintf(filler, sizeof(filler), "%s/filler", r.saves);
+	fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	memset(chunk, 'x', sizeof(chunk));
+	while (write(fd, chunk, sizeof(chunk)) > 0)
+		;
+	close(fd);
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	tmux_keys(&r.t, "S");
+	TMUX_WAIT(&r.ev, "action save-pprof", WAIT_MS);
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	                                "No space left on device", WAIT_MS),
+	              "%s", buf_cstr(&r.screen));
+	ck_assert_ptr_nonnull(strstr(r.screen.data, "cannot save: "));
+	ck_assert_int_eq(others_in(r.saves, "filler"), 0);
+	assert_viewer_terminal(&r);
+	ck_assert_int_eq(unlink(filler), 0);
+	assert_all_kept(&r);
+	assert_saves(&r);
+	quit(&r);
+	umount2(r.saves, MNT_DETACH);
+	frun_end(&r);
+	sim_stop(sim);
+}
+END_TEST
+
+/* ---- signals to the viewer ---------------------------------------------- */
 
 /* The state letter of /proc/PID/stat ('T' stopped), or 0. */
 static char proc_state(long pid)
@@ -564,6 +703,8 @@ Suite *suite_viewer_faults(void)
 	tcase_add_test(tc, faults_agent_killed_mid_window);
 	tcase_add_test(tc, faults_agent_stalled_mid_window);
 	tcase_add_test(tc, faults_tokio_message_over_the_limit);
+	tcase_add_test(tc, faults_tokio_killed_stalled_garbage);
+	tcase_add_test(tc, faults_disk_full_while_saving);
 	tcase_add_test(tc, faults_viewer_winch_tstp_cont);
 	tcase_add_test(tc, faults_viewer_ended_by_signals);
 	suite_add_tcase(s, tc);
