@@ -4,10 +4,10 @@
  * tmux itself sees the pane), what happened said in words, and every window
  * kept before the fault still there and saveable: the asyncio program the
  * viewer launched killed (SIGKILL) or stopped (SIGSTOP, then SIGCONT)
- * mid-window; the console-api simulator killed, stalled or sending
- * garbage, and a message over the receive limit; the disk full while
- * saving; SIGWINCH and SIGTSTP/SIGCONT sent to the viewer; INT, TERM, HUP
- * and SEGV ending it.
+ * mid-window, and an agent's frame over the reader's limit; the
+ * console-api simulator killed, stalled or sending garbage, and a message
+ * over the receive limit; the disk full while saving; SIGWINCH and
+ * SIGTSTP/SIGCONT sent to the viewer; INT, TERM, HUP and SEGV ending it.
  * The same faults without a terminal are in test_tokio_faults.c and
  * test_launch_life.c, on a pseudo-terminal in test_viewer_e2e.c. */
 #define _GNU_SOURCE /* unshare(CLONE_NEWNS): a disk of our own to fill */
@@ -27,7 +27,9 @@
 #include <unistd.h>
 
 #include "encode/pprof.h"
+#include "adapters/asyncio.h"
 #include "model/buf.h"
+#include "tests/fake_agent.h"
 #include "tests/launch_util.h"
 #include "tests/tmux.h"
 #include "tests/tokio_sim.h"
@@ -490,6 +492,45 @@ START_TEST(faults_tokio_killed_stalled_garbage)
 }
 END_TEST
 
+/* ---- an asyncio agent's frame over the reader's limit -------------------- */
+
+/* A fake agent (a thread of this test) answers the viewer's first read
+ * with a TASKS frame of 2 MiB, past the reader's 1 MiB limit: the viewer
+ * names both sizes, keeps running and answering keys, and quits cleanly. */
+START_TEST(faults_asyncio_frame_over_the_limit)
+{
+	char args[256], line[1024];
+	struct agent g;
+	struct buf *b;
+	struct frun r;
+	size_t at;
+
+	agent_init(&g);
+	agent_hello_ok(&g);
+	b = agent_step(&g, AGENT_REPLY);
+	fr_begin(b, ASYNCIO_TASKS, 2, &at);
+	fr_end(b, at);
+	b->data[at + 10] = 0x20; /* the length's third byte: 2 MiB */
+	agent_start(&g);
+	snprintf(args, sizeof(args), "-a asyncio -e '%s' -w 0.3", g.path);
+	if (!frun_start(&r, "faults_asyncio_frame_over_the_limit", "", args)) {
+		agent_fini(&g);
+		return;
+	}
+	ck_assert(tmux_events_wait(&r.ev, "error the asyncio source *", WAIT_MS,
+	                           line, sizeof(line)));
+	ck_assert_msg(strstr(line, "a TASKS frame of 2097152 bytes exceeds "
+	                           "the 1048576-byte limit"),
+	              "%s", line);
+	assert_viewer_terminal(&r);
+	tmux_keys(&r.t, "b");
+	TMUX_WAIT(&r.ev, "action weight-busy", WAIT_MS);
+	quit(&r);
+	frun_end(&r);
+	agent_fini(&g);
+}
+END_TEST
+
 /* ---- the disk full while saving ----------------------------------------- */
 
 /* The entries of dir but name. */
@@ -704,6 +745,7 @@ Suite *suite_viewer_faults(void)
 	tcase_add_test(tc, faults_agent_stalled_mid_window);
 	tcase_add_test(tc, faults_tokio_message_over_the_limit);
 	tcase_add_test(tc, faults_tokio_killed_stalled_garbage);
+	tcase_add_test(tc, faults_asyncio_frame_over_the_limit);
 	tcase_add_test(tc, faults_disk_full_while_saving);
 	tcase_add_test(tc, faults_viewer_winch_tstp_cont);
 	tcase_add_test(tc, faults_viewer_ended_by_signals);
