@@ -95,6 +95,7 @@ help:
 	@echo 'make check      deps, build, run the tests (SAN=address,undefined for sanitizers)'
 	@echo 'make check-stress the suite and the agent tests STRESS_RUNS times under CPU load'
 	@echo 'make soak       the viewer on a churning workload: RSS flat once the history is full'
+	@echo 'make check-valgrind the suite under valgrind memcheck (VALGRIND_SUITES=...)'
 	@echo 'make bench      benchmarks, reported as ratios against a same-run baseline'
 	@echo 'make lint       clang-format check, banned functions, cppcheck, layering'
 	@echo 'make fuzz       libFuzzer targets under ASan+UBSan, FUZZ_SECONDS each (fuzz-smoke: CI)'
@@ -277,6 +278,28 @@ check-stress: deps $(TESTBIN) $(TOKIO_SIM) $(if $(wildcard tests/pprofcheck/main
 	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
 		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
 		sh tests/stress.sh $(abspath $(TESTBIN)) $(STRESS_RUNS) $(STRESS_LOAD)
+
+# The Check suite under valgrind memcheck, suite by suite (tests/valgrind.sh):
+# an invalid access, a use of uninitialised memory or a definite or
+# indirect leak in any process fails it.  VALGRIND_SUITES picks the suites;
+# by default every one but VALGRIND_SKIP, whose in-process simulators cannot
+# keep their deadlines at memcheck's speed (docs/testing.md).  CI runs
+# check-valgrind-ci: VALGRIND_CI_SUITES, the unit suites of model/, encode/
+# and adapters/.
+VALGRIND_SKIP ?= tokio_live tokio_faults viewer_faults
+VALGRIND_SUITES ?= $(filter-out $(VALGRIND_SKIP),$(TEST_SUITES))
+VALGRIND_CI_SUITES := arena base intern model model_nomem model_parked \
+	model_ring order collapsed humanize out pprof pprof_decode text utf8 \
+	adapter asyncio asyncio_endpoint asyncio_hostile replay tokio wire worker
+.PHONY: check-valgrind
+check-valgrind: deps $(TESTBIN) $(if $(wildcard tui/main.c),$(BIN))
+	$(call msg,VALGRIND,$(words $(VALGRIND_SUITES))-suites)
+	$(Q)ASYNCTOP_PPROFCHECK=$(abspath $(PPROFCHECK)) ASYNCTOP_TESTDATA=$(abspath tests/data) \
+		ASYNCTOP_BIN=$(abspath $(BIN)) ASYNCTOP_SRC=$(abspath .) \
+		sh tests/valgrind.sh $(abspath $(TESTBIN)) $(VALGRIND_SUITES)
+.PHONY: check-valgrind-ci
+check-valgrind-ci:
+	$(Q)$(MAKE) --no-print-directory check-valgrind VALGRIND_SUITES="$(VALGRIND_CI_SUITES)"
 
 # The viewer's resident size on a churning workload, once its history is
 # full: it must stay flat (SOAK_SECONDS; CI runs two minutes).  The tokio

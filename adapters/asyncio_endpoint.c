@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,25 @@ static int cmp_agent(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* Removes path, the socket of a process that no longer exists (killed by a
+ * signal, its atexit handler never ran: a fork's, say), when both the
+ * socket and its directory are ours and no one else may write there, as an
+ * agent does at its start.  A live pid's socket stays, even when it refuses
+ * connections: its agent may be between bind and listen. */
+static void remove_dead(const char *dir, const char *path, long pid)
+{
+	struct stat d, f;
+
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return;
+	if (lstat(dir, &d) || !S_ISDIR(d.st_mode) || d.st_uid != geteuid() ||
+	    (d.st_mode & 022))
+		return;
+	if (lstat(path, &f) || !S_ISSOCK(f.st_mode) || f.st_uid != geteuid())
+		return;
+	unlink(path);
+}
+
 static enum status scan_dir(const char *dir, long uid, uint64_t up,
                             struct asyncio_agent **out, size_t *n, size_t *cap)
 {
@@ -329,11 +349,14 @@ static enum status scan_dir(const char *dir, long uid, uint64_t up,
 			continue;
 		for (i = 0; i < *n && !dup; i++)
 			dup = (*out)[i].pid == pid;
-		if (dup || !proc_owned_by(pid, uid))
+		if (dup || snprintf(path, sizeof(path), "%s/%s", dir,
+		                    e->d_name) >= (int)sizeof(path))
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
-		        (int)sizeof(path) ||
-		    !answers(path))
+		if (!proc_owned_by(pid, uid)) {
+			remove_dead(dir, path, pid);
+			continue;
+		}
+		if (!answers(path))
 			continue;
 		if (mem_grow(out, cap, *n + 1, sizeof(**out)) != STATUS_OK) {
 			st = STATUS_NOMEM;

@@ -52,9 +52,11 @@ size_t asyncio_endpoint_dirs(char (*dirs)[ASYNCIO_PATH_MAX], size_t max);
 /* Lists the live agents in dirs (n of them): sockets named PID.sock whose
  * process exists, has uid as its real or effective uid, and accepts a
  * connection (stale sockets of dead or reused pids are skipped), each pid once,
- * sorted by pid.  *out is an array of *count entries (free with mem_free; NULL
- * when none). STATUS_NOMEM.  Reads /proc and the directories; connects without
- * blocking. */
+ * sorted by pid.  The socket of a pid that no longer exists is removed when
+ * it and its directory are ours and no one else may write the directory (an
+ * agent killed by a signal leaves it).  *out is an array of *count entries
+ * (free with mem_free; NULL when none). STATUS_NOMEM.  Reads /proc and the
+ * directories; connects without blocking; unlinks. */
 enum status asyncio_endpoint_list(const char (*dirs)[ASYNCIO_PATH_MAX],
                                   size_t n, long uid,
                                   struct asyncio_agent **out,

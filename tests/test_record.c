@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters/asynctop.h"
@@ -185,6 +186,8 @@ START_TEST(record_explanation_sanitised)
 		               "0",      "-o",     "h.pb.gz", NULL };
 	struct rt_run r;
 
+	/* U+FFFD in a UTF-8 locale */
+	setenv("LC_ALL", "C.UTF-8", 1);
 	rt_init(&r);
 	rt_run_main(&r, argv, TOY_HOSTILE);
 	ASSERT_EXIT(&r, 3);
@@ -198,6 +201,22 @@ START_TEST(record_explanation_sanitised)
 	ASSERT_ERR_HAS(&r, "run \xEF\xBF\xBD[31mthis\xEF\xBF\xBDK\n"
 	                   "\xEF\xBF\xBD\xEF\xBF\xBD ok\n");
 	rt_fini(&r);
+	/* '?' in the C locale, whose terminal cannot show U+FFFD: no byte
+	 * past ASCII */
+	setenv("LC_ALL", "C", 1);
+	rt_init(&r);
+	rt_run_main(&r, argv, TOY_HOSTILE);
+	ck_assert_int_eq(r.p.code, 3);
+	for (size_t i = 0; i < r.p.err.len; i++)
+		ck_assert_msg((unsigned char)r.p.err.data[i] < 0x80 &&
+		                  (r.p.err.data[i] == '\n' ||
+		                   (unsigned char)r.p.err.data[i] >= 0x20),
+		              "not printable ASCII on stderr:\n%s",
+		              r.p.err.data);
+	ASSERT_ERR_HAS(&r, "refused?]0;owned??[2J");
+	ASSERT_ERR_HAS(&r, "run ?[31mthis?K\n?? ok\n");
+	rt_fini(&r);
+	unsetenv("LC_ALL");
 }
 END_TEST
 

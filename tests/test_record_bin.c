@@ -4,6 +4,7 @@
  * (file names, an agent's error), text and collapsed. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -274,6 +275,7 @@ START_TEST(record_replay_bad_name_sanitised)
 	struct rt_run r;
 
 	SKIP_WITHOUT_BIN("record_replay_bad_name_sanitised");
+	setenv("LC_ALL", "C.UTF-8", 1); /* U+FFFD: a UTF-8 locale */
 	rt_init(&r);
 	rt_path(p, sizeof(p), &r, "in");
 	ck_assert_int_eq(mkdir(p, 0700), 0);
@@ -313,6 +315,7 @@ START_TEST(record_agent_error_sanitised)
 	fr_end(b, at);
 	agent_start(&g);
 	argv[5] = g.path;
+	setenv("LC_ALL", "C.UTF-8", 1); /* U+FFFD: a UTF-8 locale */
 	rt_init(&r);
 	rt_run_bin(&r, argv);
 	agent_fini(&g);

@@ -226,6 +226,7 @@ START_TEST(worker_without_backoff_retries_once_per_window)
 	struct script s;
 	struct adapter *a = open_scripted(&s, "FF");
 	struct worker *w;
+	uint64_t first_retry_in = 0;
 
 	ck_assert_int_eq(worker_start(a, &o, &w), STATUS_OK);
 	for (uint64_t i = 1; i <= 2; i++) {
@@ -239,12 +240,16 @@ START_TEST(worker_without_backoff_retries_once_per_window)
 		ck_assert_int_eq(m->state, SOURCE_RETRYING);
 		/* the rest of the window, whatever the load left of it */
 		ck_assert_uint_le(m->retry_in_ns, 50 * MS);
+		if (i == 1)
+			first_retry_in = m->retry_in_ns;
 		worker_msg_free(m);
 	}
 	expect_done(w);
 	worker_free(w);
 	ck_assert_uint_eq(s.calls, 2);
-	ck_assert_uint_ge(s.at[1] - s.at[0], 50 * MS);
+	/* not before window 1 ended: the first call may start late in it
+	 * (under valgrind, well late), so its rest is the bound, not 50 ms */
+	ck_assert_uint_ge(s.at[1] - s.at[0], first_retry_in);
 	close_scripted(&s, a);
 }
 END_TEST

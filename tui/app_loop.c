@@ -429,6 +429,7 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 	struct worker_opts wo;
 	struct app_opts ao;
 	struct stat sb;
+	char notice[512];
 	int code, bad;
 	enum status st;
 
@@ -447,6 +448,10 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 		                       : "not a directory");
 		return usage_error(o, text);
 	}
+	code =
+	    session_probe_saves(o->prog, o->save_dir, notice, sizeof(notice));
+	if (code)
+		return code;
 	if (!r->dump) {
 		char why[256];
 
@@ -496,6 +501,8 @@ static int start(struct run *r, const struct adapter_registry *reg, int events)
 		return EXIT_ERROR;
 	}
 	r->app.builder = r->builder;
+	if (notice[0])
+		app_set_status(&r->app, true, "%s", notice);
 	if (r->ss.child.log[0]) {
 		/* the header names the program's log (docs/launch.md) */
 		size_t used = strlen(r->app.title);

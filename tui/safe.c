@@ -1,6 +1,8 @@
 /* Messages on stderr, made safe for a terminal (see safe.h). */
 #include "tui/safe.h"
 
+#include <langinfo.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,8 +27,25 @@ static void ascii_only(char *dst, size_t size, const char *text)
 	dst[n] = '\0';
 }
 
+bool safe_utf8(void)
+{
+	/* the environment's locale, looked up apart: setlocale would change
+	 * the process's (an embedder's) and may not have been called */
+	locale_t loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+	const char *cs;
+	bool utf8;
+
+	if (loc == (locale_t)0)
+		return false; /* setlocale would fail too, leaving "C" */
+	cs = nl_langinfo_l(CODESET, loc);
+	utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+	freelocale(loc);
+	return utf8;
+}
+
 void safe_text(char *dst, size_t size, const char *text)
 {
+	unsigned flags = safe_utf8() ? 0 : UTF8_ASCII;
 	struct buf b;
 	size_t n;
 
@@ -35,7 +54,7 @@ void safe_text(char *dst, size_t size, const char *text)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		utf8_sanitize(&b, sv_n(p, len), 0);
+		utf8_sanitize(&b, sv_n(p, len), flags);
 		if (!nl)
 			break;
 		buf_addc(&b, '\n');

@@ -6,15 +6,23 @@
 #ifndef ASYNCTOP_TUI_SAFE_H
 #define ASYNCTOP_TUI_SAFE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/base.h"
 
+/* True when the environment's locale (LC_ALL, LC_CTYPE, LANG) has the
+ * UTF-8 charset; false for "C", POSIX, another charset or a locale that
+ * does not exist.  Leaves the process's locale alone. */
+bool safe_utf8(void);
+
 /* Copies text into dst (size > 0; always NUL-terminated, cut at a
- * character's boundary when short), each line sanitised for display
- * (utf8_sanitize, flags 0: a control character or an invalid byte becomes
- * U+FFFD), the line breaks kept.  Never emits a raw control byte but '\n'.
- * Does not allocate. */
+ * character's boundary when short), each line sanitised for display, the
+ * line breaks kept: in a UTF-8 locale (safe_utf8) a control character or an
+ * invalid byte becomes U+FFFD (utf8_sanitize, flags 0); in any other, which
+ * could not show U+FFFD and might read a UTF-8 byte as a C1 control, every
+ * byte that is not printable ASCII becomes '?' (UTF8_ASCII).  Never emits a
+ * raw control byte but '\n'. */
 void safe_text(char *dst, size_t size, const char *text);
 
 /* Writes "head: text\n" on stderr, both made safe by safe_text, in one

@@ -14,6 +14,7 @@
 #include "encode/pprof.h"
 #include "tui/events.h"
 #include "tui/exit.h"
+#include "tui/output.h"
 #include "tui/safe.h"
 #include "tui/signals.h"
 
@@ -253,6 +254,27 @@ int session_resolve(struct session *s, const struct opts *o,
 		return usage_error(s, text);
 	}
 	return 0;
+}
+
+int session_probe_saves(const char *prog, const char *dir, char *notice,
+                        size_t size)
+{
+	bool here = !strcmp(dir, ".");
+	char probe[4200], msg[8448];
+
+	notice[0] = '\0';
+	/* a name the sink makes its temporary file from, in dir */
+	snprintf(probe, sizeof(probe), "%s/asynctop-probe", dir);
+	if (output_probe(probe, msg, sizeof(msg)) == STATUS_OK)
+		return 0;
+	if (here) {
+		snprintf(notice, size,
+		         "cannot save windows in the working directory: %s",
+		         msg);
+		return 0;
+	}
+	safe_sayf(prog, "cannot save windows in %s: %s", dir, msg);
+	return EXIT_ERROR;
 }
 
 /* ---- launching ----------------------------------------------------------- */

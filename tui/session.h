@@ -57,6 +57,17 @@ struct session {
 	const char *endpoint; /* in source, after the adapter's name */
 };
 
+/* Whether windows can be saved in dir (the viewer's -d, which exists):
+ * probed as record probes its output, before the source opens.  0 when a
+ * file can be made there, with notice "".  When it cannot, a directory
+ * given with -d fails: exit 1 (EXIT_ERROR) after "PROG: cannot save
+ * windows in DIR: REASON" on stderr; the working directory, the default,
+ * only warns: the same words (naming "the working directory") go into
+ * notice (size bytes) for the status line, and 0.  Blocks on the file
+ * system. */
+int session_probe_saves(const char *prog, const char *dir, char *notice,
+                        size_t size);
+
 /* Decides the adapter: -a, else the registry's launch_default for a
  * command, else its attach_default; checks -e against a command and a
  * command against the adapter.  0, or an exit status (enum asynctop_exit)

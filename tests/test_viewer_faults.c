@@ -1,0 +1,754 @@
+/* Faults met by the real viewer in a terminal (tmux), each ending with the
+ * viewer still running or gone cleanly, the terminal as it found it (out
+ * of the alternate screen, canonical and echoing, mouse reporting off, as
+ * tmux itself sees the pane), what happened said in words, and every window
+ * kept before the fault still there and saveable: the asyncio program the
+ * viewer launched killed (SIGKILL) or stopped (SIGSTOP, then SIGCONT)
+ * mid-window, and an agent's frame over the reader's limit; the
+ * console-api simulator killed, stalled or sending garbage, and a message
+ * over the receive limit; the disk full while saving; SIGWINCH and
+ * SIGTSTP/SIGCONT sent to the viewer; INT, TERM, HUP and SEGV ending it.
+ * The same faults without a terminal are in test_tokio_faults.c and
+ * test_launch_life.c, on a pseudo-terminal in test_viewer_e2e.c. */
+#define _GNU_SOURCE /* unshare(CLONE_NEWNS): a disk of our own to fill */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "encode/pprof.h"
+#include "adapters/asyncio.h"
+#include "model/buf.h"
+#include "tests/fake_agent.h"
+#include "tests/launch_util.h"
+#include "tests/tmux.h"
+#include "tests/tokio_sim.h"
+#include "tests/util.h"
+
+#define WAIT_MS (LIMIT_S * 1000)
+
+/* The viewer in tmux (120x30) in a private directory (its cwd, TMPDIR and
+ * XDG_RUNTIME_DIR), saving into DIR/saves, run by tests/data/jobctl.py as
+ * an interactive shell runs a job; once it ends, "viewer exit N" shows
+ * and the terminal stays open to be looked at. */
+struct frun {
+	char dir[512], saves[640], never[640];
+	struct tmux_events ev;
+	struct tmux t;
+	struct buf screen;
+	long pid; /* the viewer's */
+};
+
+/* Starts the viewer with args after the settings env (may be ""); false,
+ * the test skipped as name, where it cannot run. */
+static bool frun_start(struct frun *r, const char *name, const char *env,
+                       const char *args)
+{
+	char cmd[16384], pidf[700], jobctl[4200];
+	uint64_t until;
+	struct buf b;
+
+	if (!lu_can_run(name))
+		return false;
+	memset(r, 0, sizeof(*r));
+	tu_mkdtemp(r->dir, sizeof(r->dir));
+	snprintf(r->saves, sizeof(r->saves), "%s/saves", r->dir);
+	snprintf(r->never, sizeof(r->never), "%s/ends.now", r->dir);
+	snprintf(pidf, sizeof(pidf), "%s/viewer.pid", r->dir);
+	ck_assert_int_eq(mkdir(r->saves, 0700), 0);
+	tmux_events_open(&r->ev, r->dir);
+	buf_init(&r->screen);
+	tu_data_path(jobctl, sizeof(jobctl), "jobctl.py");
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd '%s' && exec env JOBCTL_PID='%s' python3 '%s' env -u ASYNCTOP_ANNOUNCE_TIMEOUT %s ENDS_WHEN='%s' ASYNCTOP_TEST_EVENTS='%s' TMPDIR='%s' XDG_RUNTIME_DIR='%s' TERM=xterm-256color LC_ALL=C.UTF-8 '%s' -d '%s' %s",
+	    r->dir, pidf, jobctl, env, r->never, r->ev.fifo, r->dir, r->dir,
+	    lu_bin(), r->saves, args);
+	if (!tmux_start(&r->t, 120, 30, cmd)) {
+		tu_skip(name, "tmux is not installed");
+		buf_fini(&r->screen);
+		tmux_events_close(&r->ev);
+		tu_rmtree(r->dir);
+		return false;
+	}
+	buf_init(&b);
+	until = tmux_now_ms() + WAIT_MS;
+	while (tu_read_file(pidf, &b) != STATUS_OK) {
+		ck_assert_msg(tmux_now_ms() < until,
+		              "the viewer did not start");
+		tmux_events_pump(&r->ev, 20);
+	}
+	lu_text(&b);
+	r->pid = strtol(b.data, NULL, 10);
+	buf_fini(&b);
+	ck_assert_int_gt(r->pid, 1);
+	return true;
+}
+
+static void frun_end(struct frun *r)
+{
+	char sub[700];
+
+	tmux_end(&r->t);
+	buf_fini(&r->screen);
+	tmux_events_close(&r->ev);
+	snprintf(sub, sizeof(sub), "%s/asynctop", r->dir);
+	tu_rmtree(sub);
+	tu_rmtree(r->dir);
+}
+
+/* What tmux knows of the pane's terminal. */
+struct pane {
+	int mouse; /* any mouse reporting on */
+	int alt;   /* in the alternate screen */
+	bool canonical, echoing;
+};
+
+static void pane_state(struct frun *r, struct pane *p)
+{
+	const char *argv[] = {
+		"tmux",    "-L",
+		r->t.sock, "display-message",
+		"-p",      "#{mouse_any_flag} #{alternate_on} #{pane_tty}",
+		NULL
+	};
+	char tty[256] = "";
+	struct termios tio;
+	struct buf out;
+	int fd;
+
+	buf_init(&out);
+	ck_assert_int_eq(tmux_run(argv, &out), 0);
+	ck_assert_msg(
+	    sscanf(buf_cstr(&out), "%d %d %255s", &p->mouse, &p->alt, tty) == 3,
+	    "tmux said: %s", buf_cstr(&out));
+	buf_fini(&out);
+	fd = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "cannot open the pane's terminal %s", tty);
+	ck_assert_int_eq(tcgetattr(fd, &tio), 0);
+	close(fd);
+	p->canonical = (tio.c_lflag & ICANON) != 0;
+	p->echoing = (tio.c_lflag & ECHO) != 0;
+}
+
+/* The viewer's own terminal while it runs: raw, alternate screen, mouse
+ * reporting on. */
+static void assert_viewer_terminal(struct frun *r)
+{
+	struct pane p;
+
+	pane_state(r, &p);
+	ck_assert_msg(p.mouse && p.alt && !p.canonical && !p.echoing,
+	              "while running: mouse %d alternate %d canonical %d",
+	              p.mouse, p.alt, (int)p.canonical);
+}
+
+/* The terminal as the shell had it: no alternate screen, no mouse
+ * reporting, canonical and echoing. */
+static void assert_shell_terminal(struct frun *r, const char *when)
+{
+	struct pane p;
+
+	pane_state(r, &p);
+	ck_assert_msg(!p.mouse, "%s: mouse reporting left on", when);
+	ck_assert_msg(!p.alt, "%s: the alternate screen was not left", when);
+	ck_assert_msg(p.canonical && p.echoing,
+	              "%s: the terminal was left raw (canonical %d echo %d)",
+	              when, (int)p.canonical, (int)p.echoing);
+}
+
+/* A screen_ok: the screen holds the text ctx. */
+static bool shows(const struct buf *screen, const void *ctx)
+{
+	return screen->data && strstr(screen->data, ctx);
+}
+
+/* Waits for "viewer exit N" in the pane, N being code (code < 0: any
+ * but 0), then checks the terminal. */
+static void expect_exit(struct frun *r, int code)
+{
+	const char *at;
+	long got;
+
+	ck_assert_msg(tmux_screen_until(&r->t, &r->ev, &r->screen, shows,
+	                                "viewer exit ", WAIT_MS),
+	              "the viewer did not end:\n%s", buf_cstr(&r->screen));
+	at = strstr(r->screen.data, "viewer exit ");
+	got = strtol(at + 12, NULL, 10);
+	ck_assert_msg(code >= 0 ? got == code : got != 0, "%s", at);
+	assert_shell_terminal(r, "after the end");
+}
+
+/* The number of "window N committed" events so far. */
+static size_t committed(const struct frun *r)
+{
+	const char *p = r->ev.seen.data, *end = p + r->ev.seen.len;
+	size_t n = 0;
+
+	while (p && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (len > 17 && !memcmp(p, "window ", 7) &&
+		    !memcmp(p + len - 10, " committed", 10))
+			n++;
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/* A screen_ok: the header shows the newest of all the windows committed
+ * by the time of the capture, "window N/N" (ctx: the run, whose events
+ * are read to the end first: a window's event comes before its drawing). */
+static bool shows_all(const struct buf *screen, const void *ctx)
+{
+	struct frun *r = (struct frun *)(uintptr_t)ctx;
+	char want[64];
+	size_t n, was;
+
+	do {
+		was = r->ev.seen.len;
+		tmux_events_pump(&r->ev, 0);
+	} while (r->ev.seen.len != was);
+	n = committed(r);
+	snprintf(want, sizeof(want), "window %zu/%zu ", n, n);
+	return n && screen->data && strstr(screen->data, want);
+}
+
+/* Every window committed is in the history: the header counts them all. */
+static void assert_all_kept(struct frun *r)
+{
+	ck_assert_msg(
+	    tmux_screen_until(&r->t, &r->ev, &r->screen, shows_all, r, WAIT_MS),
+	    "not every one of %zu windows is kept:\n%s", committed(r),
+	    buf_cstr(&r->screen));
+}
+
+struct counted {
+	size_t samples;
+};
+
+static enum status count_sample(void *ctx, const struct sample *s)
+{
+	(void)s;
+	((struct counted *)ctx)->samples++;
+	return STATUS_OK;
+}
+
+static enum status count_meta(void *ctx, const struct window_meta *m)
+{
+	(void)ctx;
+	(void)m;
+	return STATUS_OK;
+}
+
+/* S saves the window shown: a profile that reads back with samples. */
+static void assert_saves(struct frun *r)
+{
+	char line[1024], err[256];
+	struct counted c = { 0 };
+	struct sample_sink sink = { count_sample, count_meta, &c };
+
+	tmux_keys(&r->t, "S");
+	ck_assert_msg(
+	    tmux_events_wait(&r->ev, "saved *", WAIT_MS, line, sizeof(line)),
+	    "nothing saved: %s", tmux_tail(&r->ev.seen, 1500));
+	ck_assert_msg(pprof_load(line + 6, NULL, &sink, err, sizeof(err)) ==
+	                  STATUS_OK,
+	              "%s: %s", line + 6, err);
+	ck_assert_uint_gt(c.samples, 0);
+}
+
+/* Quits with q: exit 0, the terminal restored. */
+static void quit(struct frun *r)
+{
+	tmux_keys(&r->t, "q");
+	TMUX_WAIT(&r->ev, "exit 0", WAIT_MS);
+	expect_exit(r, 0);
+}
+
+/* ---- the asyncio program launched by the viewer ------------------------- */
+
+/* The viewer launching tests/data/launch/ends.py (which runs until the
+ * file r->never exists, then exits 0), half-second windows; the
+ * program's pid into *pid. */
+static bool start_launched(struct frun *r, const char *name, long *pid)
+{
+	char app[4200], args[4400], line[128];
+
+	lu_data(app, sizeof(app), "ends.py");
+	snprintf(args, sizeof(args), "-w 0.5 -- python3 '%s' exit 0", app);
+	if (!frun_start(r, name, "", args))
+		return false;
+	ck_assert(tmux_events_wait(&r->ev, "launched *", WAIT_MS, line,
+	                           sizeof(line)));
+	*pid = strtol(line + 9, NULL, 10);
+	ck_assert_int_gt(*pid, 1);
+	return true;
+}
+
+/* SIGKILL to the program mid-window: the viewer says it was killed, stops
+ * retrying, keeps every window it committed before, saves one, and quits
+ * cleanly.  The window being read at the kill is lost: the program sends
+ * nothing more (docs/design.md §8). */
+START_TEST(faults_agent_killed_mid_window)
+{
+	struct frun r;
+	long pid;
+
+	if (!start_launched(&r, "faults_agent_killed_mid_window", &pid))
+		return;
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	assert_viewer_terminal(&r);
+	ck_assert_int_eq(kill((pid_t)pid, SIGKILL), 0);
+	TMUX_WAIT(&r.ev, "child was killed by SIGKILL", WAIT_MS);
+	TMUX_WAIT(&r.ev, "state done", WAIT_MS);
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	                                "was killed by SIGKILL", WAIT_MS),
+	              "%s", buf_cstr(&r.screen));
+	ck_assert_uint_ge(committed(&r), 2);
+	assert_all_kept(&r);
+	assert_viewer_terminal(&r);
+	assert_saves(&r);
+	quit(&r);
+	ck_assert_msg(
+	    !tmux_events_between(&r.ev, 0, r.ev.seen.len, "state retrying"),
+	    "a killed program was retried: %s", buf_cstr(&r.ev.seen));
+	frun_end(&r);
+}
+END_TEST
+
+/* SIGSTOP to the program mid-window: the agent cannot answer, the viewer
+ * says so and retries; after SIGCONT windows come again; every window is
+ * kept, through the program's own end. */
+START_TEST(faults_agent_stalled_mid_window)
+{
+	char line[1024];
+	struct frun r;
+	size_t mark;
+	long pid;
+	int fd;
+
+	if (!start_launched(&r, "faults_agent_stalled_mid_window", &pid))
+		return;
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	ck_assert_int_eq(kill((pid_t)pid, SIGSTOP), 0);
+	ck_assert(tmux_events_wait(&r.ev, "error the asyncio source at *",
+	                           WAIT_MS, line, sizeof(line)));
+	ck_assert_msg(strstr(line, "timed out"), "%s", line);
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	                                "not answering", WAIT_MS),
+	              "%s", buf_cstr(&r.screen));
+	assert_viewer_terminal(&r);
+	mark = r.ev.pos;
+	ck_assert_int_eq(kill((pid_t)pid, SIGCONT), 0);
+	TMUX_WAIT(&r.ev, "window *", WAIT_MS);
+	ck_assert(tmux_events_between(&r.ev, mark, r.ev.seen.len,
+	                              "state connecting"));
+	/* the program ends by itself: nothing more can come */
+	fd = open(r.never, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	TMUX_WAIT(&r.ev, "child exited with status 0", WAIT_MS);
+	TMUX_WAIT(&r.ev, "state done", WAIT_MS);
+	assert_all_kept(&r);
+	assert_saves(&r);
+	quit(&r);
+	frun_end(&r);
+}
+END_TEST
+
+/* ---- a console-api source over the receive limit --------------------------
+ */
+
+/* Three named tasks from the start; 200 more with long locations at 1.2 s,
+ * an Update far over a 4096-byte receive limit. */
+static const char oversize_scn[] =
+    "interval 50ms\n"
+    "family w 3 busy=2ms idle=20ms sched=1ms named\n"
+    "family big 200 busy=1ms idle=9ms sched=1ms spawn=1200ms loc=src/some/long/path/to/a/module.rs:1:1\n";
+
+static const char steady_scn[] =
+    "interval 50ms\nfamily w 3 busy=2ms idle=20ms sched=1ms named\n";
+
+static struct sim *sim_on(const char *scn, char *ep, size_t size)
+{
+	struct sim_scenario sc;
+	struct sim *sim;
+	char err[256];
+	int port = 0;
+
+	ck_assert_msg(sim_parse(scn, &sc, err, sizeof(err)), "%s", err);
+	sim = sim_start(&sc, "127.0.0.1:0", &port, err, sizeof(err));
+	ck_assert_msg(sim != NULL, "%s", err);
+	snprintf(ep, size, "127.0.0.1:%d", port);
+	return sim;
+}
+
+/* An Update over the limit through the real viewer: the error names the
+ * limit and how to raise it, the viewer keeps running, the windows before
+ * it are kept and saved. */
+START_TEST(faults_tokio_message_over_the_limit)
+{
+	char ep[64], args[128], line[1024];
+	struct frun r;
+	struct sim *sim;
+
+	sim = sim_on(oversize_scn, ep, sizeof(ep));
+	snprintf(args, sizeof(args), "-a tokio -e %s -w 0.3 --history 1000",
+	         ep);
+	if (!frun_start(&r, "faults_tokio_message_over_the_limit",
+	                "ASYNCTOP_TOKIO_MAX_MESSAGE=4096", args)) {
+		sim_stop(sim);
+		return;
+	}
+	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
+	ck_assert(tmux_events_wait(&r.ev, "error the tokio source at *",
+	                           WAIT_MS, line, sizeof(line)));
+	ck_assert_msg(strstr(line, "limit of 4096 bytes") &&
+	                  strstr(line, "ASYNCTOP_TOKIO_MAX_MESSAGE"),
+	              "%s", line);
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	                                "limit of 4096 bytes", WAIT_MS),
+	              "%s", buf_cstr(&r.screen));
+	assert_viewer_terminal(&r);
+	assert_all_kept(&r);
+	assert_saves(&r);
+	quit(&r);
+	frun_end(&r);
+	sim_stop(sim);
+}
+END_TEST
+
+/* The simulator gone, stalled, or sending bytes that are not an Update
+ * mid-run, under the viewer in a terminal: the first two are errors in
+ * words and the viewer goes on retrying; the third cuts a window short
+ * and the viewer reconnects without an error.  Every window stays kept
+ * and saves. */
+START_TEST(faults_tokio_killed_stalled_garbage)
+{
+	static const struct {
+		const char *name, *tail, *error;
+	} cases[] = {
+		{ "killed", "", "not reachable" },
+		{ "stalled", "stall 700ms 600s\n", "timed out" },
+		{ "garbage", "junk 700ms\n", NULL },
+	};
+	char ep[64], args[128], scn[256], line[1024];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct frun r;
+		struct sim *sim;
+
+		snprintf(scn, sizeof(scn), "%s%s", steady_scn, cases[i].tail);
+		sim = sim_on(scn, ep, sizeof(ep));
+		snprintf(args, sizeof(args),
+		         "-a tokio -e %s -w 0.3 --history 1000", ep);
+		if (!frun_start(&r, "faults_tokio_killed_stalled_garbage", "",
+		                args)) {
+			sim_stop(sim);
+			return;
+		}
+		TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+		if (i == 0) {
+			sim_stop(sim);
+			sim = NULL;
+		}
+		if (cases[i].error) {
+			ck_assert_msg(
+			    tmux_events_wait(&r.ev, "error the tokio source *",
+			                     WAIT_MS, line, sizeof(line)),
+			    "%s: no error: %s", cases[i].name,
+			    tmux_tail(&r.ev.seen, 1500));
+			ck_assert_msg(strstr(line, cases[i].error), "%s: %s",
+			              cases[i].name, line);
+			TMUX_WAIT(&r.ev, "state retrying", WAIT_MS);
+		} else {
+			/* cut short, reconnected, and on: no error */
+			TMUX_WAIT(&r.ev, "state connecting", WAIT_MS);
+			TMUX_WAIT(&r.ev, "window *", WAIT_MS);
+			ck_assert_msg(!tmux_events_between(
+			                  &r.ev, 0, r.ev.seen.len, "error *"),
+			              "garbage: %s", buf_cstr(&r.ev.seen));
+		}
+		assert_viewer_terminal(&r);
+		assert_all_kept(&r);
+		assert_saves(&r);
+		quit(&r);
+		frun_end(&r);
+		if (sim)
+			sim_stop(sim);
+	}
+}
+END_TEST
+
+/* ---- an asyncio agent's frame over the reader's limit -------------------- */
+
+/* A fake agent (a thread of this test) answers the viewer's first read
+ * with a TASKS frame of 2 MiB, past the reader's 1 MiB limit: the viewer
+ * names both sizes, keeps running and answering keys, and quits cleanly. */
+START_TEST(faults_asyncio_frame_over_the_limit)
+{
+	char args[256], line[1024];
+	struct agent g;
+	struct buf *b;
+	struct frun r;
+	size_t at;
+
+	agent_init(&g);
+	agent_hello_ok(&g);
+	b = agent_step(&g, AGENT_REPLY);
+	fr_begin(b, ASYNCIO_TASKS, 2, &at);
+	fr_end(b, at);
+	b->data[at + 10] = 0x20; /* the length's third byte: 2 MiB */
+	agent_start(&g);
+	snprintf(args, sizeof(args), "-a asyncio -e '%s' -w 0.3", g.path);
+	if (!frun_start(&r, "faults_asyncio_frame_over_the_limit", "", args)) {
+		agent_fini(&g);
+		return;
+	}
+	ck_assert(tmux_events_wait(&r.ev, "error the asyncio source *", WAIT_MS,
+	                           line, sizeof(line)));
+	ck_assert_msg(strstr(line, "a TASKS frame of 2097152 bytes exceeds "
+	                           "the 1048576-byte limit"),
+	              "%s", line);
+	assert_viewer_terminal(&r);
+	tmux_keys(&r.t, "b");
+	TMUX_WAIT(&r.ev, "action weight-busy", WAIT_MS);
+	quit(&r);
+	frun_end(&r);
+	agent_fini(&g);
+}
+END_TEST
+
+/* ---- the disk full while saving ----------------------------------------- */
+
+/* The entries of dir but name. */
+static int others_in(const char *dir, const char *name)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     strcmp(e->d_name, name);
+	closedir(d);
+	return n;
+}
+
+/* S onto a full disk, a 64 KiB tmpfs over the save directory in a mount
+ * namespace of this test's own, which the tmux server and the viewer
+ * inherit: the status line says why, no partial file is left, the viewer
+ * goes on; once there is room, the same window saves. */
+START_TEST(faults_disk_full_while_saving)
+{
+	char ep[64], args[128], filler[760], chunk[4096];
+	struct frun r;
+	struct sim *sim;
+	int fd;
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) {
+		tu_skip("faults_disk_full_while_saving",
+		        "no mount namespace of its own here (not root?)");
+		return;
+	}
+	sim = sim_on(steady_scn, ep, sizeof(ep));
+	snprintf(args, sizeof(args), "-a tokio -e %s -w 0.3 --history 1000",
+	         ep);
+	if (!frun_start(&r, "faults_disk_full_while_saving", "", args)) {
+		sim_stop(sim);
+		return;
+	}
+	ck_assert_msg(
+	    mount("tmpfs", r.saves, "tmpfs", 0, "size=64k,mode=700") == 0,
+	    "mount: %s", strerror(errno));
+	snprintf(filler, sizeof(filler), "%s/filler", r.saves);
+	fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	memset(chunk, 'x', sizeof(chunk));
+	while (write(fd, chunk, sizeof(chunk)) > 0)
+		;
+	close(fd);
+	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
+	tmux_keys(&r.t, "S");
+	TMUX_WAIT(&r.ev, "action save-pprof", WAIT_MS);
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	                                "No space left on device", WAIT_MS),
+	              "%s", buf_cstr(&r.screen));
+	ck_assert_ptr_nonnull(strstr(r.screen.data, "cannot save: "));
+	ck_assert_int_eq(others_in(r.saves, "filler"), 0);
+	assert_viewer_terminal(&r);
+	ck_assert_int_eq(unlink(filler), 0);
+	assert_all_kept(&r);
+	assert_saves(&r);
+	quit(&r);
+	umount2(r.saves, MNT_DETACH);
+	frun_end(&r);
+	sim_stop(sim);
+}
+END_TEST
+
+/* ---- signals to the viewer ---------------------------------------------- */
+
+/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
+static char proc_state(long pid)
+{
+	char path[64];
+	struct buf b;
+	const char *close;
+	char st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	buf_init(&b);
+	if (tu_read_file(path, &b) == STATUS_OK) {
+		lu_text(&b);
+		close = strrchr(b.data, ')');
+		if (close && close[1] == ' ')
+			st = close[2];
+	}
+	buf_fini(&b);
+	return st;
+}
+
+/* A screen_ok: no line wider than ctx (an int) columns, and a header. */
+static bool fits(const struct buf *screen, const void *ctx)
+{
+	int cols = *(const int *)ctx;
+	const char *p = screen->data;
+
+	if (!p || !strstr(p, "asynctop"))
+		return false;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+
+		size_t width = 0;
+
+		/* columns: UTF-8 lead bytes (the screen has no wide
+		 * character) */
+		for (size_t i = 0; i < len; i++)
+			width += ((unsigned char)p[i] & 0xC0) != 0x80;
+		if (width > (size_t)cols)
+			return false;
+		p += len + (p[len] == '\n');
+	}
+	return true;
+}
+
+/* SIGWINCH (tmux resizing the window) redraws at the new size; SIGTSTP
+ * gives the terminal back to the shell until SIGCONT, which takes it
+ * again; the viewer then saves and quits as before. */
+START_TEST(faults_viewer_winch_tstp_cont)
+{
+	char ep[64], args[128];
+	struct frun r;
+	struct sim *sim;
+	int cols = 70;
+	uint64_t until;
+
+	sim = sim_on(steady_scn, ep, sizeof(ep));
+	snprintf(args, sizeof(args), "-a tokio -e %s -w 0.3 --history 1000",
+	         ep);
+	if (!frun_start(&r, "faults_viewer_winch_tstp_cont", "", args)) {
+		sim_stop(sim);
+		return;
+	}
+	TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
+	{
+		const char *argv[] = { "tmux", "-L", r.t.sock, "resize-window",
+			               "-x",   "70", "-y",     "20",
+			               NULL };
+		ck_assert_int_eq(tmux_run(argv, NULL), 0);
+	}
+	ck_assert_msg(
+	    tmux_screen_until(&r.t, &r.ev, &r.screen, fits, &cols, WAIT_MS),
+	    "not redrawn at 70 columns:\n%s", buf_cstr(&r.screen));
+	{ /* and back, where the header's window count fits */
+		const char *argv[] = { "tmux", "-L",  r.t.sock, "resize-window",
+			               "-x",   "120", "-y",     "30",
+			               NULL };
+		ck_assert_int_eq(tmux_run(argv, NULL), 0);
+	}
+	ck_assert_int_eq(kill((pid_t)r.pid, SIGTSTP), 0);
+	until = tmux_now_ms() + WAIT_MS;
+	while (proc_state(r.pid) != 'T') {
+		ck_assert_msg(tmux_now_ms() < until, "SIGTSTP did not stop it");
+		tmux_events_pump(&r.ev, 20);
+	}
+	assert_shell_terminal(&r, "stopped");
+	ck_assert_int_eq(kill((pid_t)r.pid, SIGCONT), 0);
+	TMUX_WAIT(&r.ev, "continued", WAIT_MS);
+	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
+	assert_viewer_terminal(&r);
+	assert_all_kept(&r);
+	assert_saves(&r);
+	quit(&r);
+	frun_end(&r);
+	sim_stop(sim);
+}
+END_TEST
+
+/* INT, TERM and HUP end the viewer with 128 + the signal, SEGV with a
+ * crash; each gives the terminal back whole, mouse reporting off. */
+START_TEST(faults_viewer_ended_by_signals)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV };
+	char ep[64], args[128], want[32];
+	struct sim *sim;
+
+	sim = sim_on(steady_scn, ep, sizeof(ep));
+	snprintf(args, sizeof(args), "-a tokio -e %s -w 0.3 --history 1000",
+	         ep);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+		struct frun r;
+
+		if (!frun_start(&r, "faults_viewer_ended_by_signals", "", args))
+			break;
+		TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
+		assert_viewer_terminal(&r);
+		ck_assert_int_eq(kill((pid_t)r.pid, sigs[i]), 0);
+		if (sigs[i] != SIGSEGV) {
+			snprintf(want, sizeof(want), "exit %d", 128 + sigs[i]);
+			TMUX_WAIT(&r.ev, want, WAIT_MS);
+			expect_exit(&r, 128 + sigs[i]);
+		} else {
+			expect_exit(&r, -1);
+		}
+		frun_end(&r);
+	}
+	sim_stop(sim);
+}
+END_TEST
+
+Suite *suite_viewer_faults(void);
+Suite *suite_viewer_faults(void)
+{
+	Suite *s = suite_create("viewer_faults");
+	TCase *tc = tcase_create("tmux");
+
+	/* real processes, tmux and a launched interpreter on a loaded
+	 * machine: bounds, not waits */
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, faults_agent_killed_mid_window);
+	tcase_add_test(tc, faults_agent_stalled_mid_window);
+	tcase_add_test(tc, faults_tokio_message_over_the_limit);
+	tcase_add_test(tc, faults_tokio_killed_stalled_garbage);
+	tcase_add_test(tc, faults_asyncio_frame_over_the_limit);
+	tcase_add_test(tc, faults_disk_full_while_saving);
+	tcase_add_test(tc, faults_viewer_winch_tstp_cont);
+	tcase_add_test(tc, faults_viewer_ended_by_signals);
+	suite_add_tcase(s, tc);
+	return s;
+}
