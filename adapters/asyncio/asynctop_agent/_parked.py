@@ -227,6 +227,33 @@ def _walk(task, timers):
     return sid, no_waker, cacheable and not no_waker and sid != S.other_stack
 
 
+def record_name(rec):
+    """Refresh rec.name_id from the task, as the reader shows it (a default Task-N becomes the coroutine's name).
+
+    Never calls task.get_coro(): on 3.12.0-1 it crashes for a task that finished eagerly; the
+    coroutine's name was captured at creation instead."""
+    t = rec.ref()
+    if t is not None:
+        try:
+            name = t.get_name()
+        except Exception:
+            return rec.name_id
+    elif rec.fin_name is not None:
+        name = rec.fin_name
+    else:
+        return rec.name_id
+    if name == rec.name_raw and rec.name_id:
+        return rec.name_id
+    rec.name_raw = name
+    shown = name
+    qn = rec.coro_name
+    if isinstance(name, str) and name.startswith("Task-") and name[5:].isdigit():
+        if isinstance(qn, str) and qn:
+            shown = qn
+    rec.name_id = S.intern_name(str(shown)) if shown is not None else 0
+    return rec.name_id
+
+
 def task_name(t):
     """An awaited task's name as the reader shows it (a default Task-N becomes the coroutine's)."""
     try:

@@ -12,6 +12,7 @@ import threading
 import time
 
 from . import _core, _parked
+from ._endpoint import log, endpoint_path, prepare_dir, remove_stale, proc_start_ticks, _test_mode
 from ._core import S, DONE, RUNNING
 
 VERSION = 4
@@ -67,92 +68,6 @@ F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protoco
 assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
 
 
-def log(msg):
-    try:
-        sys.stderr.write("asynctop agent: %s\n" % msg)
-    except Exception:
-        pass
-
-
-# -- endpoint --------------------------------------------------------------------------------
-
-def endpoint_path():
-    """(directory or None, socket path) by the rules of protocol §1."""
-    explicit = os.environ.get("ASYNCTOP_SOCKET")
-    if explicit:
-        return None, explicit
-    launched = os.environ.get("ASYNCTOP_SOCKET_DIR", "")
-    if launched.startswith("/"):  # asynctop -- COMMAND's private directory
-        return launched, os.path.join(launched, "%d.sock" % os.getpid())
-    xdg = os.environ.get("XDG_RUNTIME_DIR", "")
-    if xdg.startswith("/"):
-        d = os.path.join(xdg, "asynctop")
-    else:
-        d = "/tmp/asynctop-%d" % os.geteuid()
-    return d, os.path.join(d, "%d.sock" % os.getpid())
-
-
-def _test_mode():
-    return os.environ.get("ASYNCTOP_TEST_SOCKET_MODE") == "0666"
-
-
-def prepare_dir(d):
-    """Create or check the private directory; raises OSError with a clear message."""
-    test = _test_mode()
-    try:
-        os.mkdir(d, 0o755 if test else 0o700)
-        if test:
-            os.chmod(d, 0o755)
-    except FileExistsError:
-        pass
-    st = os.lstat(d)
-    if not stat.S_ISDIR(st.st_mode):
-        raise OSError("%s is not a directory (a symlink or file planted there?); refusing" % d)
-    if st.st_uid != os.geteuid():
-        raise OSError("%s is owned by uid %d, not %d; refusing" % (d, st.st_uid, os.geteuid()))
-    allowed = 0o755 if test else 0o700
-    if stat.S_IMODE(st.st_mode) & ~allowed & 0o777 or (not test and stat.S_IMODE(st.st_mode) & 0o077):
-        raise OSError("%s has mode %o, expected 0700; refusing" % (d, stat.S_IMODE(st.st_mode)))
-
-
-def remove_stale(d):
-    """Remove <pid>.sock files of processes that no longer exist, and our own old one."""
-    try:
-        names = os.listdir(d)
-    except OSError:
-        return
-    for n in names:
-        if not n.endswith(".sock") or not n[:-5].isdigit():
-            continue
-        pid = int(n[:-5])
-        dead = pid == os.getpid()
-        if not dead:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                dead = True
-            except OSError:
-                pass
-        if dead:
-            p = os.path.join(d, n)
-            try:
-                if stat.S_ISSOCK(os.lstat(p).st_mode):
-                    os.unlink(p)
-            except OSError:
-                pass
-
-
-def proc_start_ticks():
-    try:
-        with open("/proc/self/stat", "rb") as f:
-            data = f.read()
-        # Field 2 (comm) may contain spaces and parentheses: split after the last ')'.
-        rest = data[data.rindex(b")") + 2:].split()
-        return int(rest[19])  # field 22 is the 20th after comm
-    except Exception:
-        return 0
-
-
 # -- per-connection state --------------------------------------------------------------------
 
 class Client:
@@ -199,33 +114,6 @@ class Client:
                              a[4] + old.busy, a[5] + old.sched, a[6] + old.idle)
             self.agg_dirty.add(key)
             self.aggregated_total += 1
-
-
-def _task_name(rec):
-    """Refresh rec.name_id from the task (a default Task-N becomes the coroutine's name).
-
-    Never calls task.get_coro(): on 3.12.0-1 it crashes for a task that finished eagerly; the
-    coroutine's name was captured at creation instead."""
-    t = rec.ref()
-    if t is not None:
-        try:
-            name = t.get_name()
-        except Exception:
-            return rec.name_id
-    elif rec.fin_name is not None:
-        name = rec.fin_name
-    else:
-        return rec.name_id
-    if name == rec.name_raw and rec.name_id:
-        return rec.name_id
-    rec.name_raw = name
-    shown = name
-    qn = rec.coro_name
-    if isinstance(name, str) and name.startswith("Task-") and name[5:].isdigit():
-        if isinstance(qn, str) and qn:
-            shown = qn
-    rec.name_id = S.intern_name(str(shown)) if shown is not None else 0
-    return rec.name_id
 
 
 def _linger_close(sock):
@@ -754,7 +642,7 @@ class Server:
         return sid, nw
 
     def _pack(self, c, r, pinned, parts, out):
-        name_id = _task_name(r)
+        name_id = _parked.record_name(r)
         st = r.state
         if st == RUNNING or st == DONE or not r.polls:
             parked, nw = 0, False

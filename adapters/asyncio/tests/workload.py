@@ -370,9 +370,9 @@ def case_orphans():
 
 def case_overflow():
     """Capped intern tables: past the cap, names read [other]."""
-    from asynctop_agent import _core
+    from asynctop_agent import _core, _state
 
-    _core.MAX_INTERN = 40
+    _core.MAX_INTERN = _state.MAX_INTERN = 40
 
     async def nothing():
         pass
