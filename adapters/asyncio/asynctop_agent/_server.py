@@ -64,6 +64,15 @@ U32x2 = struct.Struct("<II")
 U32x4 = struct.Struct("<IIII")
 AGENT_VERSION = "asynctop_agent 4"
 F_NO_WAKER = 8  # task flag: parked on a future nothing else references (protocol §4.3)
+_UNPARKED = (RUNNING, DONE)  # states whose record carries no parked-at stack
+
+
+def _unpark(rec):
+    """A packed task record without its parked-at stack and no-waker flag."""
+    b = bytearray(rec)
+    flags, = struct.unpack_from("<H", b, 34)
+    struct.pack_into("<HI", b, 34, flags & ~F_NO_WAKER, 0)
+    return bytes(b)
 
 assert TASK.size == 128 and AGG.size == 64 and END.size == 64 and HELLO_FIX.size == 64
 
@@ -656,6 +665,11 @@ class Server:
                                r.flags | (F_NO_WAKER if nw else 0), parked, r.created, r.ended, r.t_mark,
                                r.polls, r.wakes, r.self_wakes, r.busy, r.sched, r.idle, r.max_step, 0))
         r.max_step = 0
+        if parked and parts[-1][32] in _UNPARKED:
+            # The loop thread ran the task between the state read above and the pack: a task
+            # that runs or is done is parked nowhere, and says so (the reader refuses otherwise).
+            parts[-1] = _unpark(parts[-1])
+            parked = 0
         sent_stack, sent_str = c.sent_stack, c.sent_str
         if parked and parked not in sent_stack:
             self._need_stack(c, parked, out)
