@@ -51,10 +51,10 @@ static uint64_t path_hash(uint64_t parent, uint32_t frame)
 	return h ^ (h >> 29);
 }
 
-/* Where path is, or would go, in the sorted open set. */
-static size_t open_at(const struct tree *t, uint64_t path)
+/* Where path is, or would go, in the sorted open[0 .. n). */
+static size_t open_at_in(const struct tree *t, uint64_t path, size_t n)
 {
-	size_t lo = 0, hi = t->nopen;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -66,6 +66,11 @@ static size_t open_at(const struct tree *t, uint64_t path)
 	return lo;
 }
 
+static size_t open_at(const struct tree *t, uint64_t path)
+{
+	return open_at_in(t, path, t->nopen);
+}
+
 static bool is_open(const struct tree *t, uint64_t path)
 {
 	size_t i = open_at(t, path);
@@ -73,30 +78,16 @@ static bool is_open(const struct tree *t, uint64_t path)
 	return i < t->nopen && t->open[i] == path;
 }
 
-/* Remembers (open) or forgets a path as expanded; past TREE_EXPANDED_MAX
- * the node is expanded for this window only. */
-static void set_open(struct tree *t, uint64_t path, bool open)
+/* Forgets path as expanded. */
+static void forget_open(struct tree *t, uint64_t path)
 {
-	size_t i;
+	size_t i = open_at(t, path);
 
-	if (open && t->nopen >= TREE_EXPANDED_MAX)
-		return;
-	i = open_at(t, path);
-	if (!open) {
-		if (i < t->nopen && t->open[i] == path) {
-			memmove(t->open + i, t->open + i + 1,
-			        (t->nopen - i - 1) * sizeof(*t->open));
-			t->nopen--;
-		}
-		return;
+	if (i < t->nopen && t->open[i] == path) {
+		memmove(t->open + i, t->open + i + 1,
+		        (t->nopen - i - 1) * sizeof(*t->open));
+		t->nopen--;
 	}
-	if ((i < t->nopen && t->open[i] == path) ||
-	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
-		return;
-	memmove(t->open + i + 1, t->open + i,
-	        (t->nopen - i) * sizeof(*t->open));
-	t->open[i] = path;
-	t->nopen++;
 }
 
 static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
@@ -562,32 +553,101 @@ void tree_move(struct tree *t, long delta)
 	scroll(t);
 }
 
-void tree_expand(struct tree *t, bool all)
+/* Remembers path as expanded (past TREE_EXPANDED_MAX, for this window
+ * only) after the sorted open[0 .. sorted); open_sort puts it in place. */
+static void open_add(struct tree *t, uint64_t path, size_t sorted)
 {
-	uint32_t sel = tree_row(t, t->sel);
-	size_t sp = 0;
+	size_t i;
 
-	if (sel == TREE_NONE ||
-	    mem_grow(&t->stack, &t->stack_cap, 1, sizeof(*t->stack)))
+	if (t->nopen >= TREE_EXPANDED_MAX)
 		return;
-	t->stack[sp++] = sel;
+	i = open_at_in(t, path, sorted);
+	if ((i < sorted && t->open[i] == path) ||
+	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
+		return;
+	t->open[t->nopen++] = path;
+}
+
+/* Sorts the paths open_add put after open[0 .. sorted) in, once (one
+ * insertion each cost an expand-all thousands of moves of the set). */
+static void open_sort(struct tree *t, size_t sorted)
+{
+	size_t n = 0;
+
+	if (t->nopen == sorted ||
+	    mem_grow(&t->vals, &t->vals_cap, t->nopen, sizeof(*t->vals)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, t->nopen, sizeof(*t->tkeys)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, t->nopen, sizeof(*t->tvals))) {
+		/* no room to sort: forget the new ones */
+		t->nopen = sorted;
+		return;
+	}
+	sort_radix(t->open, t->vals, t->tkeys, t->tvals, t->nopen);
+	for (size_t i = 0; i < t->nopen; i++)
+		if (!n || t->open[n - 1] != t->open[i])
+			t->open[n++] = t->open[i];
+	t->nopen = n;
+}
+
+/* Counts again the rows under node after its expansion changed, and
+ * gives the difference to its callers.  STATUS_NOMEM. */
+static enum status recount(struct tree *t, uint32_t node, bool all)
+{
+	size_t sp = 0, ns = 0, sorted = t->nopen;
+	uint32_t was = t->nodes[node].below, now;
+
+	if (mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
+	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
+		return STATUS_NOMEM;
+	t->stack[sp++] = node;
 	while (sp) {
 		uint32_t id = t->stack[--sp];
 
-		if (t->nodes[id].kids) {
+		t->seen[ns++] = id;
+		t->nodes[id].below = 0;
+		if (t->nodes[id].kids && (all || id == node)) {
 			t->nodes[id].expanded = true;
-			set_open(t, t->nodes[id].path, true);
+			open_add(t, t->nodes[id].path, sorted);
 		}
-		if (!all || !t->nodes[id].kids ||
-		    tree_children(t, id) != STATUS_OK ||
-		    mem_grow(&t->stack, &t->stack_cap, sp + t->nodes[id].nchild,
-		             sizeof(*t->stack)))
+		if (!open_node(t, id))
 			continue;
+		if (tree_children(t, id) != STATUS_OK ||
+		    mem_grow(&t->stack, &t->stack_cap, t->n + 1,
+		             sizeof(*t->stack)) ||
+		    mem_grow(&t->seen, &t->seen_cap, t->n + 1,
+		             sizeof(*t->seen))) {
+			open_sort(t, sorted);
+			return STATUS_NOMEM;
+		}
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;
 	}
-	t->flat = false;
+	open_sort(t, sorted);
+	while (ns-- > 1) {
+		const struct tree_node *n = &t->nodes[t->seen[ns]];
+
+		t->nodes[n->parent].below += 1 + n->below;
+	}
+	now = t->nodes[node].below;
+	for (uint32_t p = t->nodes[node].parent; p != TREE_NONE;
+	     p = t->nodes[p].parent)
+		t->nodes[p].below = t->nodes[p].below - was + now;
+	t->nshown = t->nodes[0].below;
+	return STATUS_OK;
+}
+
+void tree_expand(struct tree *t, bool all)
+{
+	uint32_t sel = tree_row(t, t->sel);
+
+	if (sel == TREE_NONE)
+		return;
+	if (t->nodes[sel].path == t->sel_path)
+		t->sel_node = sel;
+	/* counts only the rows under it (counted in full on failure) */
+	if (recount(t, sel, all) != STATUS_OK)
+		t->flat = false;
 }
 
 void tree_collapse(struct tree *t)
@@ -599,14 +659,23 @@ void tree_collapse(struct tree *t)
 		return;
 	n = &t->nodes[sel];
 	if (n->expanded && n->kids) {
+		uint32_t gone = n->below;
+
 		n->expanded = false;
-		set_open(t, n->path, false);
-		t->flat = false;
+		n->below = 0;
+		forget_open(t, n->path);
+		for (uint32_t p = n->parent; p != TREE_NONE;
+		     p = t->nodes[p].parent)
+			t->nodes[p].below -= gone;
+		t->nshown = t->nodes[0].below;
+		if (n->path == t->sel_path)
+			t->sel_node = sel;
 		return;
 	}
-	if (n->parent != TREE_NONE && n->parent != 0)
+	if (n->parent != TREE_NONE && n->parent != 0) {
 		t->sel_path = t->nodes[n->parent].path;
-	t->flat = false;
+		t->sel_node = n->parent;
+	}
 }
 
 static void titles(const struct render_in *rin, const struct tree *t,
