@@ -408,6 +408,21 @@ static void scroll(struct tree *t)
 		t->top = t->nshown > t->page ? t->nshown - t->page : 0;
 }
 
+/* Makes the callees of node for a walk of the counts: a node is seen
+ * once and pushed once, so the node count bounds the walk's arrays (grown
+ * only when callees are made: most nodes are built already).
+ * STATUS_NOMEM. */
+static enum status callees(struct tree *t, uint32_t node)
+{
+	if (t->nodes[node].built)
+		return STATUS_OK;
+	if (tree_children(t, node) != STATUS_OK ||
+	    mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
+	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
+		return STATUS_NOMEM;
+	return STATUS_OK;
+}
+
 /* Counts the rows under each shown node, making the callees of the
  * expanded ones; finds the selected path among them.  No sorting: the
  * order only matters for the rows walked. */
@@ -430,13 +445,7 @@ static enum status count(struct tree *t)
 			t->sel_node = id;
 		if (!open_node(t, id))
 			continue;
-		/* a node is seen once and pushed once: the node count
-		 * bounds both (grown as callees are made) */
-		if (tree_children(t, id) != STATUS_OK ||
-		    mem_grow(&t->stack, &t->stack_cap, t->n + 1,
-		             sizeof(*t->stack)) ||
-		    mem_grow(&t->seen, &t->seen_cap, t->n + 1,
-		             sizeof(*t->seen)))
+		if (callees(t, id) != STATUS_OK)
 			return STATUS_NOMEM;
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
@@ -611,11 +620,7 @@ static enum status recount(struct tree *t, uint32_t node, bool all)
 		}
 		if (!open_node(t, id))
 			continue;
-		if (tree_children(t, id) != STATUS_OK ||
-		    mem_grow(&t->stack, &t->stack_cap, t->n + 1,
-		             sizeof(*t->stack)) ||
-		    mem_grow(&t->seen, &t->seen_cap, t->n + 1,
-		             sizeof(*t->seen))) {
+		if (callees(t, id) != STATUS_OK) {
 			open_sort(t, sorted);
 			return STATUS_NOMEM;
 		}
