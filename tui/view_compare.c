@@ -36,11 +36,14 @@ void compare_fini(struct compare *c)
 static void add(struct cmp_row *r, const struct fold_row *a, uint32_t now,
                 const struct fold_row *b, uint32_t then)
 {
-	const struct fold_row *any = a ? a : b;
-
-	*r = (struct cmp_row){
-		.stack = any->stack, .name = any->name, .now = now, .then = then
-	};
+	*r = (struct cmp_row){ .now = now, .then = then };
+	if (a) {
+		r->stack = a->stack;
+		r->name = a->name;
+	} else if (b) {
+		r->stack = b->stack;
+		r->name = b->name;
+	}
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		uint64_t x = a ? a->m.v[m] : 0, y = b ? b->m.v[m] : 0;
 
@@ -98,24 +101,25 @@ static enum status pair(struct compare *c, const struct model *m,
 
 	if (nc + nb >= UINT32_MAX || grow(c, nc + nb + 1) != STATUS_OK)
 		return STATUS_NOMEM;
-	while (i < nc || j < nb) {
-		const struct fold_row *a = i < nc ? &cur->rows[i] : NULL;
-		const struct fold_row *b = j < nb ? &base->rows[j] : NULL;
-		int d = !b   ? -1
-		        : !a ? 1
-		        : a->stack == b->stack && a->name == b->name
+	while (i < nc && j < nb) {
+		const struct fold_row *a = &cur->rows[i], *b = &base->rows[j];
+		int d = a->stack == b->stack && a->name == b->name
 		            ? 0
 		            : row_cmp(m, a, b);
 
-		if (d < 0)
-			add(&c->rows[i], a, (uint32_t)i, NULL, UINT32_MAX);
-		else if (d > 0)
+		if (d > 0)
 			add(&c->rows[gone++], NULL, UINT32_MAX, b, (uint32_t)j);
 		else
-			add(&c->rows[i], a, (uint32_t)i, b, (uint32_t)j);
+			add(&c->rows[i], a, (uint32_t)i, d ? NULL : b,
+			    d ? UINT32_MAX : (uint32_t)j);
 		i += d <= 0;
 		j += d >= 0;
 	}
+	for (; i < nc; i++)
+		add(&c->rows[i], &cur->rows[i], (uint32_t)i, NULL, UINT32_MAX);
+	for (; j < nb; j++)
+		add(&c->rows[gone++], NULL, UINT32_MAX, &base->rows[j],
+		    (uint32_t)j);
 	c->n = gone;
 	return STATUS_OK;
 }
