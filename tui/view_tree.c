@@ -1,4 +1,4 @@
-/* The prefix tree of a window's stacks, its flattening and drawing. */
+/* The prefix tree of a window's stacks, the walk of its rows, drawing. */
 #include "tui/view_tree.h"
 
 #include <stdio.h>

@@ -59,7 +59,7 @@ struct tree {
 	size_t sel, top, page;
 	uint32_t sel_node; /* the node at sel, TREE_NONE when none */
 	uint32_t order;    /* stamps the callees sorted for metric, ascending */
-	/* what it was built and flattened for */
+	/* what it was built and counted for */
 	const struct model *m;
 	const struct window *w;
 	uint64_t seq;
@@ -88,14 +88,15 @@ void tree_init(struct tree *t);
 void tree_fini(struct tree *t);
 
 /* Brings t up to date for w (of m) weighted by metric: built again for a
- * new window (expansion and selection kept by path), flattened again when
- * the order or an expansion changed.  STATUS_NOMEM leaves it empty. */
+ * new window (expansion and selection kept by path) and its rows counted
+ * again; then the selection placed and the page's rows (view) made, the
+ * callees walked sorted by the order.  STATUS_NOMEM leaves it empty. */
 enum status tree_update(struct tree *t, const struct model *m,
                         const struct window *w, enum metric metric,
                         bool ascending) MUST_CHECK;
 
 /* Builds t for w (of m) when it was built for another window, without
- * flattening it (what the flame needs).  STATUS_NOMEM leaves it empty. */
+ * counting its rows (what the flame needs).  STATUS_NOMEM leaves it empty. */
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
@@ -118,7 +119,8 @@ uint32_t tree_row(struct tree *t, size_t i);
 /* Moves the selection by delta (clamped) and scrolls to keep it shown. */
 void tree_move(struct tree *t, long delta);
 /* Expands the selected node (all below it with all); collapses it, or,
- * when it is collapsed already, selects its parent. */
+ * when it is collapsed already, selects its parent.  Each counts the rows
+ * again only under the node it changes. */
 void tree_expand(struct tree *t, bool all);
 void tree_collapse(struct tree *t);
 
