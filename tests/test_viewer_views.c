@@ -329,10 +329,10 @@ START_TEST(views_tree_golden_and_keys)
 	app_key(&a, '1');
 	/* the deep stack: select its root, expand all below */
 	for (size_t i = 0; i < a.tree.nshown; i++)
-		if (model_frame(a.m, a.tree.nodes[a.tree.shown[i]].frame).len ==
-		    3)
+		if (model_frame(a.m, a.tree.nodes[tree_row(&a.tree, i)].frame)
+		        .len == 3)
 			a.tree.sel = i;
-	a.tree.sel_path = a.tree.nodes[a.tree.shown[a.tree.sel]].path;
+	a.tree.sel_path = a.tree.nodes[tree_row(&a.tree, a.tree.sel)].path;
 	app_key(&a, '*');
 	su_golden(&a, 160, 45, "tree_160x45");
 	screen(&a, 80, 45, &out);
@@ -345,14 +345,15 @@ START_TEST(views_tree_golden_and_keys)
 	/* - on the leaf goes to its parent; then the left arrow collapses
 	 * the parent */
 	for (size_t i = 0; i < a.tree.nshown; i++)
-		if (model_frame(a.m, a.tree.nodes[a.tree.shown[i]].frame).len ==
-		    strlen("deep_leaf_at_thirty"))
+		if (model_frame(a.m, a.tree.nodes[tree_row(&a.tree, i)].frame)
+		        .len == strlen("deep_leaf_at_thirty"))
 			a.tree.sel = i;
-	a.tree.sel_path = a.tree.nodes[a.tree.shown[a.tree.sel]].path;
+	a.tree.sel_path = a.tree.nodes[tree_row(&a.tree, a.tree.sel)].path;
 	app_key(&a, '-');
 	screen(&a, 80, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "deep_leaf_at_thirty"));
-	ck_assert_uint_eq(a.tree.nodes[a.tree.shown[a.tree.sel]].depth, 29);
+	ck_assert_uint_eq(a.tree.nodes[tree_row(&a.tree, a.tree.sel)].depth,
+	                  29);
 	app_key(&a, KC_LEFT);
 	screen(&a, 80, 45, &out);
 	ck_assert_ptr_null(strstr(out.data, "deep_leaf_at_thirty"));

@@ -28,22 +28,22 @@ void compare_fini(struct compare *c)
 	mem_free(c->keys);
 	mem_free(c->tkeys);
 	mem_free(c->tvals);
-	mem_free(c->then_of);
-	mem_free(c->matched);
 	compare_init(c);
 }
 
 /* A compared row: now (of cur) and then (of base), either may be absent
  * (NULL, UINT32_MAX). */
-static void add(struct compare *c, const struct fold_row *a, uint32_t now,
+static void add(struct cmp_row *r, const struct fold_row *a, uint32_t now,
                 const struct fold_row *b, uint32_t then)
 {
-	struct cmp_row *r = &c->rows[c->n++];
-	const struct fold_row *any = a ? a : b;
-
-	*r = (struct cmp_row){
-		.stack = any->stack, .name = any->name, .now = now, .then = then
-	};
+	*r = (struct cmp_row){ .now = now, .then = then };
+	if (a) {
+		r->stack = a->stack;
+		r->name = a->name;
+	} else if (b) {
+		r->stack = b->stack;
+		r->name = b->name;
+	}
 	for (int m = 0; m < METRIC_COUNT; m++) {
 		uint64_t x = a ? a->m.v[m] : 0, y = b ? b->m.v[m] : 0;
 
@@ -63,15 +63,13 @@ static uint64_t change_key(const struct cmp_row *r)
 	return r->fall ? bias - mag : bias + mag;
 }
 
-static enum status grow(struct compare *c, size_t n, size_t nc, size_t nb)
+static enum status grow(struct compare *c, size_t n)
 {
 	if (mem_grow(&c->rows, &c->cap, n, sizeof(*c->rows)) ||
 	    mem_grow(&c->order, &c->order_cap, n, sizeof(*c->order)) ||
 	    mem_grow(&c->keys, &c->keys_cap, n, sizeof(*c->keys)) ||
 	    mem_grow(&c->tkeys, &c->tkeys_cap, n, sizeof(*c->tkeys)) ||
-	    mem_grow(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)) ||
-	    mem_grow(&c->then_of, &c->then_cap, nc, sizeof(*c->then_of)) ||
-	    mem_grow(&c->matched, &c->matched_cap, nb, sizeof(*c->matched)))
+	    mem_grow(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)))
 		return STATUS_NOMEM;
 	return STATUS_OK;
 }
@@ -93,40 +91,36 @@ static int row_cmp(const struct model *m, const struct fold_row *a,
  * from cur; both in row order.  Both windows' rows are in the canonical
  * order, so one merge in row order pairs them, reading rows in turn (a
  * merge of the by-id indexes read them at random: most of the time at
- * 100,000 rows) and comparing texts only where the windows differ. */
+ * 100,000 rows) and comparing texts only where the windows differ; each
+ * row is made as the merge passes it (cur's at its index, the gone after
+ * all of cur's), so neither window is read twice. */
 static enum status pair(struct compare *c, const struct model *m,
                         const struct window *cur, const struct window *base)
 {
-	size_t nc = cur->nrows, nb = base->nrows, i = 0, j = 0;
+	size_t nc = cur->nrows, nb = base->nrows, i = 0, j = 0, gone = nc;
 
-	if (nc + nb >= UINT32_MAX ||
-	    grow(c, nc + nb + 1, nc + 1, nb + 1) != STATUS_OK)
+	if (nc + nb >= UINT32_MAX || grow(c, nc + nb + 1) != STATUS_OK)
 		return STATUS_NOMEM;
-	memset(c->matched, 0, nb * sizeof(*c->matched));
-	for (size_t k = 0; k < nc; k++)
-		c->then_of[k] = UINT32_MAX;
 	while (i < nc && j < nb) {
 		const struct fold_row *a = &cur->rows[i], *b = &base->rows[j];
 		int d = a->stack == b->stack && a->name == b->name
 		            ? 0
 		            : row_cmp(m, a, b);
 
-		if (!d) {
-			c->then_of[i] = (uint32_t)j;
-			c->matched[j] = 1;
-		}
+		if (d > 0)
+			add(&c->rows[gone++], NULL, UINT32_MAX, b, (uint32_t)j);
+		else
+			add(&c->rows[i], a, (uint32_t)i, d ? NULL : b,
+			    d ? UINT32_MAX : (uint32_t)j);
 		i += d <= 0;
 		j += d >= 0;
 	}
-	c->n = 0;
-	for (size_t k = 0; k < nc; k++)
-		add(c, &cur->rows[k], (uint32_t)k,
-		    c->then_of[k] == UINT32_MAX ? NULL
-		                                : &base->rows[c->then_of[k]],
-		    c->then_of[k]);
-	for (size_t k = 0; k < nb; k++)
-		if (!c->matched[k])
-			add(c, NULL, UINT32_MAX, &base->rows[k], (uint32_t)k);
+	for (; i < nc; i++)
+		add(&c->rows[i], &cur->rows[i], (uint32_t)i, NULL, UINT32_MAX);
+	for (; j < nb; j++)
+		add(&c->rows[gone++], NULL, UINT32_MAX, &base->rows[j],
+		    (uint32_t)j);
+	c->n = gone;
 	return STATUS_OK;
 }
 

@@ -31,14 +31,10 @@ struct compare {
 	struct cmp_row *rows; /* shown window's rows, then the gone ones */
 	uint32_t *order;      /* rows in display order */
 	size_t n, cap;
-	/* private scratch: sort keys and their copies, base's row of each
-	 * row of cur, and which rows of base have one in cur */
+	/* private scratch: sort keys and their copies */
 	uint64_t *keys, *tkeys;
 	uint32_t *tvals;
 	size_t keys_cap, tkeys_cap, tvals_cap, order_cap;
-	uint32_t *then_of;
-	uint8_t *matched;
-	size_t then_cap, matched_cap;
 	/* what rows were paired for (paired), and sorted for (built) */
 	const struct window *cur, *base;
 	uint64_t cur_seq, base_seq;

@@ -1,4 +1,4 @@
-/* The prefix tree of a window's stacks, its flattening and drawing. */
+/* The prefix tree of a window's stacks, the walk of its rows, drawing. */
 #include "tui/view_tree.h"
 
 #include <stdio.h>
@@ -24,18 +24,21 @@ void tree_init(struct tree *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->page = 1;
+	t->sel_node = TREE_NONE;
+	t->order = 1;
 }
 
 void tree_fini(struct tree *t)
 {
 	mem_free(t->nodes);
-	mem_free(t->shown);
+	mem_free(t->view);
 	mem_free(t->open);
 	mem_free(t->keys);
 	mem_free(t->tkeys);
 	mem_free(t->vals);
 	mem_free(t->tvals);
 	mem_free(t->stack);
+	mem_free(t->seen);
 	mem_free(t->rowf);
 	mem_free(t->rowd);
 	tree_init(t);
@@ -48,10 +51,10 @@ static uint64_t path_hash(uint64_t parent, uint32_t frame)
 	return h ^ (h >> 29);
 }
 
-/* Where path is, or would go, in the sorted open set. */
-static size_t open_at(const struct tree *t, uint64_t path)
+/* Where path is, or would go, in the sorted open[0 .. n). */
+static size_t open_at_in(const struct tree *t, uint64_t path, size_t n)
 {
-	size_t lo = 0, hi = t->nopen;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -63,6 +66,11 @@ static size_t open_at(const struct tree *t, uint64_t path)
 	return lo;
 }
 
+static size_t open_at(const struct tree *t, uint64_t path)
+{
+	return open_at_in(t, path, t->nopen);
+}
+
 static bool is_open(const struct tree *t, uint64_t path)
 {
 	size_t i = open_at(t, path);
@@ -70,30 +78,16 @@ static bool is_open(const struct tree *t, uint64_t path)
 	return i < t->nopen && t->open[i] == path;
 }
 
-/* Remembers (open) or forgets a path as expanded; past TREE_EXPANDED_MAX
- * the node is expanded for this window only. */
-static void set_open(struct tree *t, uint64_t path, bool open)
+/* Forgets path as expanded. */
+static void forget_open(struct tree *t, uint64_t path)
 {
-	size_t i;
+	size_t i = open_at(t, path);
 
-	if (open && t->nopen >= TREE_EXPANDED_MAX)
-		return;
-	i = open_at(t, path);
-	if (!open) {
-		if (i < t->nopen && t->open[i] == path) {
-			memmove(t->open + i, t->open + i + 1,
-			        (t->nopen - i - 1) * sizeof(*t->open));
-			t->nopen--;
-		}
-		return;
+	if (i < t->nopen && t->open[i] == path) {
+		memmove(t->open + i, t->open + i + 1,
+		        (t->nopen - i - 1) * sizeof(*t->open));
+		t->nopen--;
 	}
-	if ((i < t->nopen && t->open[i] == path) ||
-	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
-		return;
-	memmove(t->open + i + 1, t->open + i,
-	        (t->nopen - i) * sizeof(*t->open));
-	t->open[i] = path;
-	t->nopen++;
 }
 
 static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
@@ -110,7 +104,9 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 		                 .parent = parent,
 		                 .first_child = TREE_NONE,
 		                 .last_child = TREE_NONE,
-		                 .next_sibling = TREE_NONE };
+		                 .next_sibling = TREE_NONE,
+		                 .first_sorted = TREE_NONE,
+		                 .next_sorted = TREE_NONE };
 	if (parent == TREE_NONE) {
 		n->expanded = true;
 		return id;
@@ -125,6 +121,7 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 		t->nodes[p->last_child].next_sibling = id;
 	p->last_child = id;
 	p->nchild++;
+	p->order = 0; /* its callees changed: sorted again when walked */
 	return id;
 }
 
@@ -178,6 +175,7 @@ static void unlink_wide(struct tree_node *n)
 		return;
 	n->first_child = n->last_child = TREE_NONE;
 	n->nchild = 0;
+	n->order = 0;
 	n->wide = false;
 }
 
@@ -301,48 +299,103 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 	return STATUS_OK;
 }
 
-/* Room for n nodes in the flattening and its sorts. */
-static enum status scratch(struct tree *t, size_t n)
+/* Sorts the callees of node (built) into the order shown, once per
+ * order.  STATUS_NOMEM. */
+static enum status sort_children(struct tree *t, uint32_t node)
 {
-	n = n ? n : 1;
-	if (mem_grow(&t->shown, &t->shown_cap, n, sizeof(*t->shown)) ||
-	    mem_grow(&t->stack, &t->stack_cap, n, sizeof(*t->stack)) ||
-	    mem_grow(&t->keys, &t->keys_cap, n, sizeof(*t->keys)) ||
-	    mem_grow(&t->tkeys, &t->tkeys_cap, n, sizeof(*t->tkeys)) ||
-	    mem_grow(&t->vals, &t->vals_cap, n, sizeof(*t->vals)) ||
-	    mem_grow(&t->tvals, &t->tvals_cap, n, sizeof(*t->tvals)))
-		return STATUS_NOMEM;
-	return STATUS_OK;
-}
-
-/* Pushes the children of node, sorted, on the DFS stack (*sp entries),
- * the first to show on top. */
-static enum status push_children(struct tree *t, uint32_t node, size_t *sp)
-{
-	const struct tree_node *n;
+	struct tree_node *n = &t->nodes[node];
+	uint32_t prev = TREE_NONE;
 	size_t k = 0;
 
-	if (!t->nodes[node].built) {
-		if (tree_children(t, node) != STATUS_OK ||
-		    scratch(t, t->n) != STATUS_OK)
-			return STATUS_NOMEM;
-	}
-	n = &t->nodes[node];
-	if (n->nchild == 1) { /* most nodes of a deep tree: nothing to sort */
-		t->stack[(*sp)++] = n->first_child;
+	if (n->order == t->order)
 		return STATUS_OK;
-	}
+	if (mem_grow(&t->keys, &t->keys_cap, n->nchild + 1, sizeof(*t->keys)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, n->nchild + 1,
+	             sizeof(*t->tkeys)) ||
+	    mem_grow(&t->vals, &t->vals_cap, n->nchild + 1, sizeof(*t->vals)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, n->nchild + 1,
+	             sizeof(*t->tvals)))
+		return STATUS_NOMEM;
 	for (uint32_t c = n->first_child; c != TREE_NONE;
 	     c = t->nodes[c].next_sibling, k++) {
 		uint64_t v = t->nodes[c].m.v[t->metric];
-		/* pushed in reverse: the first shown sorts last */
+		/* linked in reverse: the first shown sorts last */
 		t->keys[k] = t->ascending ? ~v : v;
 		t->vals[k] = c;
 	}
-	sort_radix(t->keys, t->vals, t->tkeys, t->tvals, k);
-	for (size_t i = 0; i < k; i++)
-		t->stack[(*sp)++] = t->vals[i];
+	if (k > 1) /* most nodes of a deep tree: nothing to sort */
+		sort_radix(t->keys, t->vals, t->tkeys, t->tvals, k);
+	for (size_t i = 0; i < k; i++) {
+		t->nodes[t->vals[i]].next_sorted = prev;
+		prev = t->vals[i];
+	}
+	n->first_sorted = prev;
+	n->order = t->order;
 	return STATUS_OK;
+}
+
+/* Whether node shows its callees. */
+static bool open_node(const struct tree *t, uint32_t node)
+{
+	return t->nodes[node].expanded && t->nodes[node].kids;
+}
+
+uint32_t tree_row(struct tree *t, size_t i)
+{
+	uint32_t p = 0;
+
+	if (i >= t->nshown)
+		return TREE_NONE;
+	for (;;) {
+		uint32_t c;
+
+		if (sort_children(t, p) != STATUS_OK)
+			return TREE_NONE;
+		for (c = t->nodes[p].first_sorted; c != TREE_NONE;
+		     c = t->nodes[c].next_sorted) {
+			size_t span = 1 + (size_t)t->nodes[c].below;
+
+			if (i < span)
+				break;
+			i -= span;
+		}
+		if (c == TREE_NONE || i == 0)
+			return c;
+		i--;
+		p = c;
+	}
+}
+
+/* The row after node's, TREE_NONE after the last (or out of memory). */
+static uint32_t next_row(struct tree *t, uint32_t node)
+{
+	if (open_node(t, node) && t->nodes[node].below) {
+		if (sort_children(t, node) != STATUS_OK)
+			return TREE_NONE;
+		return t->nodes[node].first_sorted;
+	}
+	while (node && t->nodes[node].next_sorted == TREE_NONE)
+		node = t->nodes[node].parent;
+	return node ? t->nodes[node].next_sorted : TREE_NONE;
+}
+
+/* The row node shows at (it is shown). */
+static size_t row_of(struct tree *t, uint32_t node)
+{
+	size_t i = 0;
+
+	while (node) {
+		uint32_t p = t->nodes[node].parent;
+
+		if (sort_children(t, p) != STATUS_OK)
+			return SIZE_MAX;
+		for (uint32_t c = t->nodes[p].first_sorted;
+		     c != TREE_NONE && c != node; c = t->nodes[c].next_sorted)
+			i += 1 + (size_t)t->nodes[c].below;
+		i += p != 0;
+		node = p;
+	}
+	return i;
 }
 
 static void scroll(struct tree *t)
@@ -355,39 +408,90 @@ static void scroll(struct tree *t)
 		t->top = t->nshown > t->page ? t->nshown - t->page : 0;
 }
 
-static enum status flatten(struct tree *t)
+/* Makes the callees of node for a walk of the counts: a node is seen
+ * once and pushed once, so the node count bounds the walk's arrays (grown
+ * only when callees are made: most nodes are built already).
+ * STATUS_NOMEM. */
+static enum status callees(struct tree *t, uint32_t node)
 {
-	size_t sp = 0, found = SIZE_MAX;
-	enum status st;
-
-	/* a node is shown once and pushed once: the node count bounds all
-	 * (grown again when building callees makes nodes) */
-	if (scratch(t, t->n) != STATUS_OK)
+	if (t->nodes[node].built)
+		return STATUS_OK;
+	if (tree_children(t, node) != STATUS_OK ||
+	    mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
+	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
 		return STATUS_NOMEM;
-	st = push_children(t, 0, &sp);
-	t->nshown = 0;
-	while (st == STATUS_OK && sp) {
+	return STATUS_OK;
+}
+
+/* Counts the rows under each shown node, making the callees of the
+ * expanded ones; finds the selected path among them.  No sorting: the
+ * order only matters for the rows walked. */
+static enum status count(struct tree *t)
+{
+	size_t sp = 0, ns = 0;
+
+	t->sel_node = TREE_NONE;
+	if (mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
+	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
+		return STATUS_NOMEM;
+	t->stack[sp++] = 0;
+	while (sp) {
 		uint32_t id = t->stack[--sp];
 
-		/* the selection stays on its path, else on its position */
-		if (found == SIZE_MAX && t->nodes[id].path == t->sel_path)
-			found = t->nshown;
-		t->shown[t->nshown++] = id;
-		if (t->nodes[id].expanded && t->nodes[id].kids)
-			st = push_children(t, id, &sp);
+		t->seen[ns++] = id;
+		t->nodes[id].below = 0;
+		if (id && t->sel_node == TREE_NONE &&
+		    t->nodes[id].path == t->sel_path)
+			t->sel_node = id;
+		if (!open_node(t, id))
+			continue;
+		if (callees(t, id) != STATUS_OK)
+			return STATUS_NOMEM;
+		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
+		     c = t->nodes[c].next_sibling)
+			t->stack[sp++] = c;
 	}
-	if (st != STATUS_OK) {
-		t->nshown = 0;
-		return st;
+	/* callees are seen after their caller: backwards, each adds its rows
+	 * to its caller's */
+	while (ns-- > 1) {
+		const struct tree_node *n = &t->nodes[t->seen[ns]];
+
+		t->nodes[n->parent].below += 1 + n->below;
 	}
-	if (found != SIZE_MAX)
-		t->sel = found;
+	t->nshown = t->nodes[0].below;
+	return STATUS_OK;
+}
+
+/* Puts the selection on its path (else its position, clamped), scrolls
+ * to it and makes the rows of the page. */
+static enum status place(struct tree *t)
+{
+	uint32_t id;
+
+	if (t->sel_node != TREE_NONE &&
+	    t->nodes[t->sel_node].path == t->sel_path) {
+		size_t at = row_of(t, t->sel_node);
+
+		if (at == SIZE_MAX)
+			return STATUS_NOMEM;
+		t->sel = at;
+	}
 	if (t->sel >= t->nshown)
 		t->sel = t->nshown ? t->nshown - 1 : 0;
-	if (t->nshown)
-		t->sel_path = t->nodes[t->shown[t->sel]].path;
+	t->sel_node = t->nshown ? tree_row(t, t->sel) : TREE_NONE;
+	if (t->nshown && t->sel_node == TREE_NONE)
+		return STATUS_NOMEM;
+	if (t->sel_node != TREE_NONE)
+		t->sel_path = t->nodes[t->sel_node].path;
 	scroll(t);
-	t->flat = true;
+	t->nview = 0;
+	if (mem_grow(&t->view, &t->view_cap, t->page + 1, sizeof(*t->view)))
+		return STATUS_NOMEM;
+	id = t->top < t->nshown ? tree_row(t, t->top) : TREE_NONE;
+	while (id != TREE_NONE && t->nview < t->page) {
+		t->view[t->nview++] = id;
+		id = next_row(t, id);
+	}
 	return STATUS_OK;
 }
 
@@ -402,7 +506,8 @@ enum status tree_sync(struct tree *t, const struct model *m,
 	t->flat = false;
 	st = build(t, m, w);
 	if (st != STATUS_OK) {
-		t->n = t->nshown = 0;
+		t->n = t->nshown = t->nview = 0;
+		t->sel_node = TREE_NONE;
 		return st;
 	}
 	t->m = m;
@@ -420,11 +525,25 @@ enum status tree_update(struct tree *t, const struct model *m,
 
 	if (st != STATUS_OK)
 		return st;
-	if (t->flat && t->metric == metric && t->ascending == ascending)
-		return STATUS_OK;
-	t->metric = metric;
-	t->ascending = ascending;
-	return flatten(t);
+	if (t->metric != metric || t->ascending != ascending) {
+		t->metric = metric;
+		t->ascending = ascending;
+		/* every node's callees sort again when walked */
+		t->order = t->order == UINT32_MAX ? 1 : t->order + 1;
+	}
+	if (!t->flat) {
+		st = count(t);
+		if (st == STATUS_OK)
+			t->flat = true;
+	}
+	if (st == STATUS_OK)
+		st = place(t);
+	if (st != STATUS_OK) {
+		t->flat = false;
+		t->nshown = t->nview = 0;
+		t->sel_node = TREE_NONE;
+	}
+	return st;
 }
 
 void tree_move(struct tree *t, long delta)
@@ -437,54 +556,131 @@ void tree_move(struct tree *t, long delta)
 		t->sel = (size_t)delta >= t->nshown - t->sel
 		             ? t->nshown - 1
 		             : t->sel + (size_t)delta;
-	t->sel_path = t->nodes[t->shown[t->sel]].path;
+	t->sel_node = tree_row(t, t->sel);
+	if (t->sel_node != TREE_NONE)
+		t->sel_path = t->nodes[t->sel_node].path;
 	scroll(t);
 }
 
-void tree_expand(struct tree *t, bool all)
+/* Remembers path as expanded (past TREE_EXPANDED_MAX, for this window
+ * only) after the sorted open[0 .. sorted); open_sort puts it in place. */
+static void open_add(struct tree *t, uint64_t path, size_t sorted)
 {
-	size_t sp = 0;
+	size_t i;
 
-	if (!t->nshown)
+	if (t->nopen >= TREE_EXPANDED_MAX)
 		return;
-	if (mem_grow(&t->stack, &t->stack_cap, 1, sizeof(*t->stack)))
+	i = open_at_in(t, path, sorted);
+	if ((i < sorted && t->open[i] == path) ||
+	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
 		return;
-	t->stack[sp++] = t->shown[t->sel];
+	t->open[t->nopen++] = path;
+}
+
+/* Sorts the paths open_add put after open[0 .. sorted) in, once (one
+ * insertion each cost an expand-all thousands of moves of the set). */
+static void open_sort(struct tree *t, size_t sorted)
+{
+	size_t n = 0;
+
+	if (t->nopen == sorted ||
+	    mem_grow(&t->vals, &t->vals_cap, t->nopen, sizeof(*t->vals)) ||
+	    mem_grow(&t->tkeys, &t->tkeys_cap, t->nopen, sizeof(*t->tkeys)) ||
+	    mem_grow(&t->tvals, &t->tvals_cap, t->nopen, sizeof(*t->tvals))) {
+		/* no room to sort: forget the new ones */
+		t->nopen = sorted;
+		return;
+	}
+	sort_radix(t->open, t->vals, t->tkeys, t->tvals, t->nopen);
+	for (size_t i = 0; i < t->nopen; i++)
+		if (!n || t->open[n - 1] != t->open[i])
+			t->open[n++] = t->open[i];
+	t->nopen = n;
+}
+
+/* Counts again the rows under node after its expansion changed, and
+ * gives the difference to its callers.  STATUS_NOMEM. */
+static enum status recount(struct tree *t, uint32_t node, bool all)
+{
+	size_t sp = 0, ns = 0, sorted = t->nopen;
+	uint32_t was = t->nodes[node].below, now;
+
+	if (mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
+	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
+		return STATUS_NOMEM;
+	t->stack[sp++] = node;
 	while (sp) {
 		uint32_t id = t->stack[--sp];
 
-		if (t->nodes[id].kids) {
+		t->seen[ns++] = id;
+		t->nodes[id].below = 0;
+		if (t->nodes[id].kids && (all || id == node)) {
 			t->nodes[id].expanded = true;
-			set_open(t, t->nodes[id].path, true);
+			open_add(t, t->nodes[id].path, sorted);
 		}
-		if (!all || !t->nodes[id].kids ||
-		    tree_children(t, id) != STATUS_OK ||
-		    mem_grow(&t->stack, &t->stack_cap, sp + t->nodes[id].nchild,
-		             sizeof(*t->stack)))
+		if (!open_node(t, id))
 			continue;
+		if (callees(t, id) != STATUS_OK) {
+			open_sort(t, sorted);
+			return STATUS_NOMEM;
+		}
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;
 	}
-	t->flat = false;
+	open_sort(t, sorted);
+	while (ns-- > 1) {
+		const struct tree_node *n = &t->nodes[t->seen[ns]];
+
+		t->nodes[n->parent].below += 1 + n->below;
+	}
+	now = t->nodes[node].below;
+	for (uint32_t p = t->nodes[node].parent; p != TREE_NONE;
+	     p = t->nodes[p].parent)
+		t->nodes[p].below = t->nodes[p].below - was + now;
+	t->nshown = t->nodes[0].below;
+	return STATUS_OK;
+}
+
+void tree_expand(struct tree *t, bool all)
+{
+	uint32_t sel = tree_row(t, t->sel);
+
+	if (sel == TREE_NONE)
+		return;
+	if (t->nodes[sel].path == t->sel_path)
+		t->sel_node = sel;
+	/* counts only the rows under it (counted in full on failure) */
+	if (recount(t, sel, all) != STATUS_OK)
+		t->flat = false;
 }
 
 void tree_collapse(struct tree *t)
 {
+	uint32_t sel = tree_row(t, t->sel);
 	struct tree_node *n;
 
-	if (!t->nshown)
+	if (sel == TREE_NONE)
 		return;
-	n = &t->nodes[t->shown[t->sel]];
+	n = &t->nodes[sel];
 	if (n->expanded && n->kids) {
+		uint32_t gone = n->below;
+
 		n->expanded = false;
-		set_open(t, n->path, false);
-		t->flat = false;
+		n->below = 0;
+		forget_open(t, n->path);
+		for (uint32_t p = n->parent; p != TREE_NONE;
+		     p = t->nodes[p].parent)
+			t->nodes[p].below -= gone;
+		t->nshown = t->nodes[0].below;
+		if (n->path == t->sel_path)
+			t->sel_node = sel;
 		return;
 	}
-	if (n->parent != TREE_NONE && n->parent != 0)
+	if (n->parent != TREE_NONE && n->parent != 0) {
 		t->sel_path = t->nodes[n->parent].path;
-	t->flat = false;
+		t->sel_node = n->parent;
+	}
 }
 
 static void titles(const struct render_in *rin, const struct tree *t,
@@ -561,9 +757,10 @@ enum status tree_draw(const void *ctx, const struct render_in *rin,
 	line_puts(l, EL_TITLE, "  FRAMES (root first)", line_room(s, l),
 	          rin->flags);
 	line_pad(l, EL_TITLE, s->cols);
-	for (size_t r = top + 2, i = t->top; r < end && i < t->nshown;
+	for (size_t r = top + 2, i = t->top; r < end && i - t->top < t->nview;
 	     r++, i++) {
-		node_line(in, rin, s, &s->lines[r], t->shown[i], i == t->sel);
+		node_line(in, rin, s, &s->lines[r], t->view[i - t->top],
+		          i == t->sel);
 		if (i == t->sel)
 			s->cursor_row = r;
 	}

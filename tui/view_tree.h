@@ -37,6 +37,12 @@ struct tree_node {
 	enum metric wide_metric;
 	uint64_t wide_min;
 	bool expanded;
+	/* its callees in the order shown, sorted when first walked for the
+	 * tree's order (order stamps it) */
+	uint32_t first_sorted, next_sorted, order;
+	/* the rows shown under it (0 when collapsed), counted when the
+	 * expansion changes, so a row is found in O(depth) */
+	uint32_t below;
 	uint64_t path; /* hash of the frames from the root */
 	uint64_t tasks;
 	struct metrics m;
@@ -45,17 +51,22 @@ struct tree_node {
 struct tree {
 	struct tree_node *nodes; /* nodes[0] is the root */
 	size_t n, cap;
-	uint32_t *shown; /* visible nodes in display order */
-	size_t nshown, shown_cap;
+	/* the rows shown: nshown in all, only those on the page (from top)
+	 * made, in view; the rest are found by walking the counts */
+	size_t nshown;
+	uint32_t *view;
+	size_t nview, view_cap;
 	size_t sel, top, page;
-	/* what it was built and flattened for */
+	uint32_t sel_node; /* the node at sel, TREE_NONE when none */
+	uint32_t order;    /* stamps the callees sorted for metric, ascending */
+	/* what it was built and counted for */
 	const struct model *m;
 	const struct window *w;
 	uint64_t seq;
 	struct grouping group; /* a derived window's address comes back */
 	enum metric metric;
 	bool ascending;
-	bool flat; /* shown is up to date */
+	bool flat; /* nshown and the counts are up to date */
 	/* the paths expanded, sorted, and the selected one */
 	uint64_t *open;
 	size_t nopen, open_cap;
@@ -64,8 +75,8 @@ struct tree {
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;
 	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
-	uint32_t *stack;
-	size_t stack_cap;
+	uint32_t *stack, *seen;
+	size_t stack_cap, seen_cap;
 	/* each row's frames and depth, looked up once per window (a lookup
 	 * per row and level cost the flame's first draw most of its time) */
 	const uint32_t **rowf;
@@ -77,14 +88,15 @@ void tree_init(struct tree *t);
 void tree_fini(struct tree *t);
 
 /* Brings t up to date for w (of m) weighted by metric: built again for a
- * new window (expansion and selection kept by path), flattened again when
- * the order or an expansion changed.  STATUS_NOMEM leaves it empty. */
+ * new window (expansion and selection kept by path) and its rows counted
+ * again; then the selection placed and the page's rows (view) made, the
+ * callees walked sorted by the order.  STATUS_NOMEM leaves it empty. */
 enum status tree_update(struct tree *t, const struct model *m,
                         const struct window *w, enum metric metric,
                         bool ascending) MUST_CHECK;
 
 /* Builds t for w (of m) when it was built for another window, without
- * flattening it (what the flame needs).  STATUS_NOMEM leaves it empty. */
+ * counting its rows (what the flame needs).  STATUS_NOMEM leaves it empty. */
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
@@ -100,10 +112,15 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 /* The path of frames[0 .. n) from the root, as nodes' path. */
 uint64_t tree_path(const uint32_t *frames, size_t n);
 
+/* The node shown at row i (0 the first), TREE_NONE past the last or out
+ * of memory; O(depth) once its callers are sorted. */
+uint32_t tree_row(struct tree *t, size_t i);
+
 /* Moves the selection by delta (clamped) and scrolls to keep it shown. */
 void tree_move(struct tree *t, long delta);
 /* Expands the selected node (all below it with all); collapses it, or,
- * when it is collapsed already, selects its parent. */
+ * when it is collapsed already, selects its parent.  Each counts the rows
+ * again only under the node it changes. */
 void tree_expand(struct tree *t, bool all);
 void tree_collapse(struct tree *t);
 
