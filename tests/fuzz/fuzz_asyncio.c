@@ -41,6 +41,19 @@ void collect_dropped(struct collect *c, uint64_t n)
 	c->dropped += n;
 }
 
+/* A fuzz run is never asked to stop, and has no watchdog to hold off. */
+bool collect_stopping(const struct collect *c)
+{
+	(void)c;
+	return false;
+}
+
+void collect_hold(struct collect *c, uint64_t until_ns)
+{
+	(void)c;
+	(void)until_ns;
+}
+
 /* What the samples' bytes add up to: reading every byte the sample points
  * at lets ASan see a view past its string. */
 static volatile unsigned touched;
