@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "encode/pprof.h"
@@ -34,248 +33,9 @@
 #include "tests/tmux.h"
 #include "tests/tokio_sim.h"
 #include "tests/util.h"
+#include "tests/viewer_run.h"
 
 #define WAIT_MS (LIMIT_S * 1000)
-
-/* The viewer in tmux (120x30) in a private directory (its cwd, TMPDIR and
- * XDG_RUNTIME_DIR), saving into DIR/saves, run by tests/data/jobctl.py as
- * an interactive shell runs a job; once it ends, "viewer exit N" shows
- * and the terminal stays open to be looked at. */
-struct frun {
-	char dir[512], saves[640], never[640];
-	struct tmux_events ev;
-	struct tmux t;
-	struct buf screen;
-	long pid; /* the viewer's */
-};
-
-/* Starts the viewer with args after the settings env (may be ""); false,
- * the test skipped as name, where it cannot run. */
-static bool frun_start(struct frun *r, const char *name, const char *env,
-                       const char *args)
-{
-	char cmd[16384], pidf[700], jobctl[4200];
-	uint64_t until;
-	struct buf b;
-
-	if (!lu_can_run(name))
-		return false;
-	memset(r, 0, sizeof(*r));
-	tu_mkdtemp(r->dir, sizeof(r->dir));
-	snprintf(r->saves, sizeof(r->saves), "%s/saves", r->dir);
-	snprintf(r->never, sizeof(r->never), "%s/ends.now", r->dir);
-	snprintf(pidf, sizeof(pidf), "%s/viewer.pid", r->dir);
-	ck_assert_int_eq(mkdir(r->saves, 0700), 0);
-	tmux_events_open(&r->ev, r->dir);
-	buf_init(&r->screen);
-	tu_data_path(jobctl, sizeof(jobctl), "jobctl.py");
-	snprintf(
-	    cmd, sizeof(cmd),
-	    "cd '%s' && exec env JOBCTL_PID='%s' python3 '%s' env -u ASYNCTOP_ANNOUNCE_TIMEOUT %s ENDS_WHEN='%s' ASYNCTOP_TEST_EVENTS='%s' TMPDIR='%s' XDG_RUNTIME_DIR='%s' TERM=xterm-256color LC_ALL=C.UTF-8 '%s' -d '%s' %s",
-	    r->dir, pidf, jobctl, env, r->never, r->ev.fifo, r->dir, r->dir,
-	    lu_bin(), r->saves, args);
-	if (!tmux_start(&r->t, 120, 30, cmd)) {
-		tu_skip(name, "tmux is not installed");
-		buf_fini(&r->screen);
-		tmux_events_close(&r->ev);
-		tu_rmtree(r->dir);
-		return false;
-	}
-	buf_init(&b);
-	until = tmux_now_ms() + WAIT_MS;
-	while (tu_read_file(pidf, &b) != STATUS_OK) {
-		ck_assert_msg(tmux_now_ms() < until,
-		              "the viewer did not start");
-		tmux_events_pump(&r->ev, 20);
-	}
-	lu_text(&b);
-	r->pid = strtol(b.data, NULL, 10);
-	buf_fini(&b);
-	ck_assert_int_gt(r->pid, 1);
-	return true;
-}
-
-static void frun_end(struct frun *r)
-{
-	char sub[700];
-
-	tmux_end(&r->t);
-	buf_fini(&r->screen);
-	tmux_events_close(&r->ev);
-	snprintf(sub, sizeof(sub), "%s/asynctop", r->dir);
-	tu_rmtree(sub);
-	tu_rmtree(r->dir);
-}
-
-/* What tmux knows of the pane's terminal. */
-struct pane {
-	int mouse; /* any mouse reporting on */
-	int alt;   /* in the alternate screen */
-	bool canonical, echoing;
-};
-
-static void pane_state(struct frun *r, struct pane *p)
-{
-	const char *argv[] = {
-		"tmux",    "-L",
-		r->t.sock, "display-message",
-		"-p",      "#{mouse_any_flag} #{alternate_on} #{pane_tty}",
-		NULL
-	};
-	char tty[256] = "";
-	struct termios tio;
-	struct buf out;
-	int fd;
-
-	buf_init(&out);
-	ck_assert_int_eq(tmux_run(argv, &out), 0);
-	ck_assert_msg(
-	    sscanf(buf_cstr(&out), "%d %d %255s", &p->mouse, &p->alt, tty) == 3,
-	    "tmux said: %s", buf_cstr(&out));
-	buf_fini(&out);
-	fd = open(tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	ck_assert_msg(fd >= 0, "cannot open the pane's terminal %s", tty);
-	ck_assert_int_eq(tcgetattr(fd, &tio), 0);
-	close(fd);
-	p->canonical = (tio.c_lflag & ICANON) != 0;
-	p->echoing = (tio.c_lflag & ECHO) != 0;
-}
-
-/* The viewer's own terminal while it runs: raw, alternate screen, mouse
- * reporting on. */
-static void assert_viewer_terminal(struct frun *r)
-{
-	struct pane p;
-
-	pane_state(r, &p);
-	ck_assert_msg(p.mouse && p.alt && !p.canonical && !p.echoing,
-	              "while running: mouse %d alternate %d canonical %d",
-	              p.mouse, p.alt, (int)p.canonical);
-}
-
-/* The terminal as the shell had it: no alternate screen, no mouse
- * reporting, canonical and echoing. */
-static void assert_shell_terminal(struct frun *r, const char *when)
-{
-	struct pane p;
-
-	pane_state(r, &p);
-	ck_assert_msg(!p.mouse, "%s: mouse reporting left on", when);
-	ck_assert_msg(!p.alt, "%s: the alternate screen was not left", when);
-	ck_assert_msg(p.canonical && p.echoing,
-	              "%s: the terminal was left raw (canonical %d echo %d)",
-	              when, (int)p.canonical, (int)p.echoing);
-}
-
-/* A screen_ok: the screen holds the text ctx. */
-static bool shows(const struct buf *screen, const void *ctx)
-{
-	return screen->data && strstr(screen->data, ctx);
-}
-
-/* Waits for "viewer exit N" in the pane, N being code (code < 0: any
- * but 0), then checks the terminal. */
-static void expect_exit(struct frun *r, int code)
-{
-	const char *at;
-	long got;
-
-	ck_assert_msg(tmux_screen_until(&r->t, &r->ev, &r->screen, shows,
-	                                "viewer exit ", WAIT_MS),
-	              "the viewer did not end:\n%s", buf_cstr(&r->screen));
-	at = strstr(r->screen.data, "viewer exit ");
-	got = strtol(at + 12, NULL, 10);
-	ck_assert_msg(code >= 0 ? got == code : got != 0, "%s", at);
-	assert_shell_terminal(r, "after the end");
-}
-
-/* The number of "window N committed" events so far. */
-static size_t committed(const struct frun *r)
-{
-	const char *p = r->ev.seen.data, *end = p + r->ev.seen.len;
-	size_t n = 0;
-
-	while (p && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (len > 17 && !memcmp(p, "window ", 7) &&
-		    !memcmp(p + len - 10, " committed", 10))
-			n++;
-		p = nl ? nl + 1 : NULL;
-	}
-	return n;
-}
-
-/* A screen_ok: the header shows the newest of all the windows committed
- * by the time of the capture, "window N/N" (ctx: the run, whose events
- * are read to the end first: a window's event comes before its drawing). */
-static bool shows_all(const struct buf *screen, const void *ctx)
-{
-	struct frun *r = (struct frun *)(uintptr_t)ctx;
-	char want[64];
-	size_t n, was;
-
-	do {
-		was = r->ev.seen.len;
-		tmux_events_pump(&r->ev, 0);
-	} while (r->ev.seen.len != was);
-	n = committed(r);
-	snprintf(want, sizeof(want), "window %zu/%zu ", n, n);
-	return n && screen->data && strstr(screen->data, want);
-}
-
-/* Every window committed is in the history: the header counts them all. */
-static void assert_all_kept(struct frun *r)
-{
-	ck_assert_msg(
-	    tmux_screen_until(&r->t, &r->ev, &r->screen, shows_all, r, WAIT_MS),
-	    "not every one of %zu windows is kept:\n%s", committed(r),
-	    buf_cstr(&r->screen));
-}
-
-struct counted {
-	size_t samples;
-};
-
-static enum status count_sample(void *ctx, const struct sample *s)
-{
-	(void)s;
-	((struct counted *)ctx)->samples++;
-	return STATUS_OK;
-}
-
-static enum status count_meta(void *ctx, const struct window_meta *m)
-{
-	(void)ctx;
-	(void)m;
-	return STATUS_OK;
-}
-
-/* S saves the window shown: a profile that reads back with samples. */
-static void assert_saves(struct frun *r)
-{
-	char line[1024], err[256];
-	struct counted c = { 0 };
-	struct sample_sink sink = { count_sample, count_meta, &c };
-
-	tmux_keys(&r->t, "S");
-	ck_assert_msg(
-	    tmux_events_wait(&r->ev, "saved *", WAIT_MS, line, sizeof(line)),
-	    "nothing saved: %s", tmux_tail(&r->ev.seen, 1500));
-	ck_assert_msg(pprof_load(line + 6, NULL, &sink, err, sizeof(err)) ==
-	                  STATUS_OK,
-	              "%s: %s", line + 6, err);
-	ck_assert_uint_gt(c.samples, 0);
-}
-
-/* Quits with q: exit 0, the terminal restored. */
-static void quit(struct frun *r)
-{
-	tmux_keys(&r->t, "q");
-	TMUX_WAIT(&r->ev, "exit 0", WAIT_MS);
-	expect_exit(r, 0);
-}
 
 /* ---- the asyncio program launched by the viewer ------------------------- */
 
@@ -309,18 +69,18 @@ START_TEST(faults_agent_killed_mid_window)
 	if (!start_launched(&r, "faults_agent_killed_mid_window", &pid))
 		return;
 	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
-	assert_viewer_terminal(&r);
+	frun_assert_viewer(&r);
 	ck_assert_int_eq(kill((pid_t)pid, SIGKILL), 0);
 	TMUX_WAIT(&r.ev, "child was killed by SIGKILL", WAIT_MS);
 	TMUX_WAIT(&r.ev, "state done", WAIT_MS);
-	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "was killed by SIGKILL", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
-	ck_assert_uint_ge(committed(&r), 2);
-	assert_all_kept(&r);
-	assert_viewer_terminal(&r);
-	assert_saves(&r);
-	quit(&r);
+	ck_assert_uint_ge(frun_committed(&r), 2);
+	frun_assert_all_kept(&r);
+	frun_assert_viewer(&r);
+	frun_assert_saves(&r);
+	frun_quit(&r);
 	ck_assert_msg(
 	    !tmux_events_between(&r.ev, 0, r.ev.seen.len, "state retrying"),
 	    "a killed program was retried: %s", buf_cstr(&r.ev.seen));
@@ -346,10 +106,10 @@ START_TEST(faults_agent_stalled_mid_window)
 	ck_assert(tmux_events_wait(&r.ev, "error the asyncio source at *",
 	                           WAIT_MS, line, sizeof(line)));
 	ck_assert_msg(strstr(line, "timed out"), "%s", line);
-	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "not answering", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
-	assert_viewer_terminal(&r);
+	frun_assert_viewer(&r);
 	mark = r.ev.pos;
 	ck_assert_int_eq(kill((pid_t)pid, SIGCONT), 0);
 	TMUX_WAIT(&r.ev, "window *", WAIT_MS);
@@ -361,9 +121,9 @@ START_TEST(faults_agent_stalled_mid_window)
 	close(fd);
 	TMUX_WAIT(&r.ev, "child exited with status 0", WAIT_MS);
 	TMUX_WAIT(&r.ev, "state done", WAIT_MS);
-	assert_all_kept(&r);
-	assert_saves(&r);
-	quit(&r);
+	frun_assert_all_kept(&r);
+	frun_assert_saves(&r);
+	frun_quit(&r);
 	frun_end(&r);
 }
 END_TEST
@@ -418,13 +178,13 @@ START_TEST(faults_tokio_message_over_the_limit)
 	ck_assert_msg(strstr(line, "limit of 4096 bytes") &&
 	                  strstr(line, "ASYNCTOP_TOKIO_MAX_MESSAGE"),
 	              "%s", line);
-	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "limit of 4096 bytes", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
-	assert_viewer_terminal(&r);
-	assert_all_kept(&r);
-	assert_saves(&r);
-	quit(&r);
+	frun_assert_viewer(&r);
+	frun_assert_all_kept(&r);
+	frun_assert_saves(&r);
+	frun_quit(&r);
 	frun_end(&r);
 	sim_stop(sim);
 }
@@ -481,10 +241,10 @@ START_TEST(faults_tokio_killed_stalled_garbage)
 			                  &r.ev, 0, r.ev.seen.len, "error *"),
 			              "garbage: %s", buf_cstr(&r.ev.seen));
 		}
-		assert_viewer_terminal(&r);
-		assert_all_kept(&r);
-		assert_saves(&r);
-		quit(&r);
+		frun_assert_viewer(&r);
+		frun_assert_all_kept(&r);
+		frun_assert_saves(&r);
+		frun_quit(&r);
 		frun_end(&r);
 		if (sim)
 			sim_stop(sim);
@@ -522,10 +282,10 @@ START_TEST(faults_asyncio_frame_over_the_limit)
 	ck_assert_msg(strstr(line, "a TASKS frame of 2097152 bytes exceeds "
 	                           "the 1048576-byte limit"),
 	              "%s", line);
-	assert_viewer_terminal(&r);
+	frun_assert_viewer(&r);
 	tmux_keys(&r.t, "b");
 	TMUX_WAIT(&r.ev, "action weight-busy", WAIT_MS);
-	quit(&r);
+	frun_quit(&r);
 	frun_end(&r);
 	agent_fini(&g);
 }
@@ -585,16 +345,16 @@ START_TEST(faults_disk_full_while_saving)
 	TMUX_WAIT(&r.ev, "window 2 committed", WAIT_MS);
 	tmux_keys(&r.t, "S");
 	TMUX_WAIT(&r.ev, "action save-pprof", WAIT_MS);
-	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, shows,
+	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "No space left on device", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
 	ck_assert_ptr_nonnull(strstr(r.screen.data, "cannot save: "));
 	ck_assert_int_eq(others_in(r.saves, "filler"), 0);
-	assert_viewer_terminal(&r);
+	frun_assert_viewer(&r);
 	ck_assert_int_eq(unlink(filler), 0);
-	assert_all_kept(&r);
-	assert_saves(&r);
-	quit(&r);
+	frun_assert_all_kept(&r);
+	frun_assert_saves(&r);
+	frun_quit(&r);
 	umount2(r.saves, MNT_DETACH);
 	frun_end(&r);
 	sim_stop(sim);
@@ -687,14 +447,14 @@ START_TEST(faults_viewer_winch_tstp_cont)
 		ck_assert_msg(tmux_now_ms() < until, "SIGTSTP did not stop it");
 		tmux_events_pump(&r.ev, 20);
 	}
-	assert_shell_terminal(&r, "stopped");
+	frun_assert_shell(&r, "stopped");
 	ck_assert_int_eq(kill((pid_t)r.pid, SIGCONT), 0);
 	TMUX_WAIT(&r.ev, "continued", WAIT_MS);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
-	assert_viewer_terminal(&r);
-	assert_all_kept(&r);
-	assert_saves(&r);
-	quit(&r);
+	frun_assert_viewer(&r);
+	frun_assert_all_kept(&r);
+	frun_assert_saves(&r);
+	frun_quit(&r);
 	frun_end(&r);
 	sim_stop(sim);
 }
@@ -717,14 +477,14 @@ START_TEST(faults_viewer_ended_by_signals)
 		if (!frun_start(&r, "faults_viewer_ended_by_signals", "", args))
 			break;
 		TMUX_WAIT(&r.ev, "window 1 committed", WAIT_MS);
-		assert_viewer_terminal(&r);
+		frun_assert_viewer(&r);
 		ck_assert_int_eq(kill((pid_t)r.pid, sigs[i]), 0);
 		if (sigs[i] != SIGSEGV) {
 			snprintf(want, sizeof(want), "exit %d", 128 + sigs[i]);
 			TMUX_WAIT(&r.ev, want, WAIT_MS);
-			expect_exit(&r, 128 + sigs[i]);
+			frun_expect_exit(&r, 128 + sigs[i]);
 		} else {
-			expect_exit(&r, -1);
+			frun_expect_exit(&r, -1);
 		}
 		frun_end(&r);
 	}

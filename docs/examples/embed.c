@@ -26,11 +26,18 @@ struct toy_task {
 
 #define TOY_TASKS 4
 
+/* The executor ticks every 2 ms of its clock, at fixed times from start. */
+#define TOY_TICK_NS 2000000u
+
 struct toy_runtime {
 	pthread_mutex_t lock;
-	struct toy_task tasks[TOY_TASKS];
-	int stop; /* guarded by lock */
+	struct toy_task tasks[TOY_TASKS]; /* guarded by lock */
+	uint64_t start, ticks;            /* guarded by lock */
+	int stop;                         /* guarded by lock */
 	pthread_t thread;
+	/* The counters as the previous window ended (at first: as the runtime
+	 * started), used by asynctop's worker thread only. */
+	struct toy_task seen[TOY_TASKS];
 };
 
 static uint64_t mono_ns(void)
@@ -41,29 +48,18 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The executor's loop, simulated: every tick each task either waits or is
- * woken, scheduled and polled. */
-static void *toy_run(void *arg)
+/* The executor's loop, simulated: every tick due by now, each task either
+ * waits or is woken, scheduled and polled.  Called with rt->lock held. */
+static void toy_advance(struct toy_runtime *rt, uint64_t now)
 {
-	struct toy_runtime *rt = arg;
-	const struct timespec tick = { 0, 2000000 }; /* 2 ms */
-	uint64_t last = mono_ns();
+	const uint64_t dt = TOY_TICK_NS;
 
-	for (unsigned long n = 1;; n++) {
-		uint64_t now;
-
-		nanosleep(&tick, NULL);
-		now = mono_ns();
-		pthread_mutex_lock(&rt->lock);
-		if (rt->stop) {
-			pthread_mutex_unlock(&rt->lock);
-			return NULL;
-		}
+	while (rt->start + (rt->ticks + 1) * dt <= now) {
+		rt->ticks++;
 		for (size_t i = 0; i < TOY_TASKS; i++) {
 			struct toy_task *t = &rt->tasks[i];
-			uint64_t dt = now - last;
 
-			if (n % t->period) {
+			if (rt->ticks % t->period) {
 				t->idle_ns += dt;
 				continue;
 			}
@@ -73,8 +69,26 @@ static void *toy_run(void *arg)
 			t->busy_ns += dt * t->work / 10;
 			t->idle_ns += dt - dt / 20 - dt * t->work / 10;
 		}
+	}
+}
+
+/* The runtime's thread.  Its figures follow its clock, not how often the
+ * thread gets to run: on a loaded machine it may sleep through many ticks,
+ * which the next call of toy_advance catches up. */
+static void *toy_run(void *arg)
+{
+	struct toy_runtime *rt = arg;
+	const struct timespec tick = { 0, TOY_TICK_NS };
+
+	for (;;) {
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&rt->lock);
+		if (rt->stop) {
+			pthread_mutex_unlock(&rt->lock);
+			return NULL;
+		}
+		toy_advance(rt, mono_ns());
 		pthread_mutex_unlock(&rt->lock);
-		last = now;
 	}
 }
 
@@ -108,6 +122,8 @@ static int toy_start(struct toy_runtime *rt)
 
 	memset(rt, 0, sizeof(*rt));
 	memcpy(rt->tasks, init, sizeof(init));
+	memcpy(rt->seen, init, sizeof(init));
+	rt->start = mono_ns();
 	pthread_mutex_init(&rt->lock, NULL);
 	/* The runtime's threads block signals, so Ctrl-C reaches asynctop's
 	 * loop in the main thread. */
@@ -127,7 +143,7 @@ static void toy_stop(struct toy_runtime *rt)
 	pthread_mutex_destroy(&rt->lock);
 }
 
-/* ---- the asynctop producer: snapshot, wait, snapshot, differences ------ */
+/* ---- the asynctop producer: wait, snapshot, differences from the last -- */
 
 static struct asynctop_str str(const char *s)
 {
@@ -135,25 +151,30 @@ static struct asynctop_str str(const char *s)
 	return v;
 }
 
+/* The counters as of now: a real runtime's are current when read; this
+ * simulation's catch up first. */
 static void snapshot(struct toy_runtime *rt, struct toy_task *out)
 {
 	pthread_mutex_lock(&rt->lock);
+	toy_advance(rt, mono_ns());
 	memcpy(out, rt->tasks, sizeof(rt->tasks));
 	pthread_mutex_unlock(&rt->lock);
 }
 
-/* Runs on asynctop's worker thread, once per window. */
+/* Runs on asynctop's worker thread, once per window.  Each window takes
+ * the differences from where the previous one ended, not from when this
+ * call began: on a loaded machine the call may begin late, its window
+ * nearly over, and asynctop_window_wait return at once. */
 static enum asynctop_result toy_produce(void *user, struct asynctop_window *w)
 {
 	struct toy_runtime *rt = user;
-	struct toy_task before[TOY_TASKS], after[TOY_TASKS];
+	struct toy_task *before = rt->seen, after[TOY_TASKS];
 
 	if (strcmp(asynctop_window_endpoint(w), "sim://local") != 0) {
 		asynctop_window_explain(w, "toyexec runs in this process only",
 		                        "leave -e out, or use -e sim://local");
 		return ASYNCTOP_UNREACHABLE;
 	}
-	snapshot(rt, before);
 	asynctop_window_wait(w); /* returns early when asked to stop */
 	snapshot(rt, after);
 	for (size_t i = 0; i < TOY_TASKS; i++) {
@@ -175,6 +196,7 @@ static enum asynctop_result toy_produce(void *user, struct asynctop_window *w)
 		if (asynctop_window_add(w, &s) != 0)
 			return ASYNCTOP_FAILED;
 	}
+	memcpy(rt->seen, after, sizeof(after));
 	return ASYNCTOP_OK;
 }
 
