@@ -203,10 +203,10 @@ static bool shows_all(const struct buf *screen, const void *ctx)
 /* Every window committed is in the history: the header counts them all. */
 void frun_assert_all_kept(struct frun *r)
 {
-	ck_assert_msg(
-	    tmux_screen_until(&r->t, &r->ev, &r->screen, shows_all, r, FRUN_WAIT_MS),
-	    "not every one of %zu windows is kept:\n%s", frun_committed(r),
-	    buf_cstr(&r->screen));
+	ck_assert_msg(tmux_screen_until(&r->t, &r->ev, &r->screen, shows_all, r,
+	                                FRUN_WAIT_MS),
+	              "not every one of %zu windows is kept:\n%s",
+	              frun_committed(r), buf_cstr(&r->screen));
 }
 
 struct counted {
@@ -235,9 +235,9 @@ void frun_assert_saves(struct frun *r)
 	struct sample_sink sink = { count_sample, count_meta, &c };
 
 	tmux_keys(&r->t, "S");
-	ck_assert_msg(
-	    tmux_events_wait(&r->ev, "saved *", FRUN_WAIT_MS, line, sizeof(line)),
-	    "nothing saved: %s", tmux_tail(&r->ev.seen, 1500));
+	ck_assert_msg(tmux_events_wait(&r->ev, "saved *", FRUN_WAIT_MS, line,
+	                               sizeof(line)),
+	              "nothing saved: %s", tmux_tail(&r->ev.seen, 1500));
 	ck_assert_msg(pprof_load(line + 6, NULL, &sink, err, sizeof(err)) ==
 	                  STATUS_OK,
 	              "%s: %s", line + 6, err);
@@ -251,4 +251,3 @@ void frun_quit(struct frun *r)
 	TMUX_WAIT(&r->ev, "exit 0", FRUN_WAIT_MS);
 	frun_expect_exit(r, 0);
 }
-
