@@ -76,9 +76,10 @@ struct asynctop_window;
 
 /* Called on asynctop's worker thread (every signal blocked) once per
  * window, back to back.  It should gather what happened during the window
- * (for example: snapshot cumulative counters, asynctop_window_wait,
- * snapshot again, add the differences) and return within the window plus
- * 1 s.  user is the adapter's user pointer. */
+ * (for example: asynctop_window_wait, snapshot cumulative counters, add
+ * their differences from the previous window's snapshot, kept for the
+ * next; a call that begins late still covers the whole time) and return
+ * within the window plus 1 s.  user is the adapter's user pointer. */
 typedef enum asynctop_result (*asynctop_producer)(void *user,
                                                   struct asynctop_window *w);
 
