@@ -527,17 +527,8 @@ static void aio_close(struct adapter *a)
 	if (p->fd >= 0) /* best effort: tell the agent we are done */
 		(void)aio_send_frame(p, ASYNCIO_BYE, NULL, 0,
 		                     u64_add_sat(collect_now(), 10 * MS), &f);
-	aio_reset(p);
+	aio_fini(p);
 	remove_dead_socket(&p->ep);
-	mem_free(p->strs);
-	mem_free(p->free_strs);
-	mem_free(p->stks);
-	mem_free(p->frame_pool);
-	mem_free(p->tasks);
-	mem_free(p->sites);
-	mem_free(p->out);
-	mem_free(p->pout);
-	mem_free(p->rx);
 }
 
 const struct adapter_ops asyncio_ops = {

@@ -36,6 +36,30 @@ void aio_reset(struct aio *p)
 	p->loop_threads = 0;
 }
 
+void aio_fini(struct aio *p)
+{
+	aio_reset(p);
+	mem_free(p->strs);
+	mem_free(p->free_strs);
+	mem_free(p->stks);
+	mem_free(p->frame_pool);
+	mem_free(p->tasks);
+	mem_free(p->sites);
+	mem_free(p->out);
+	mem_free(p->pout);
+	mem_free(p->rx);
+	p->strs = NULL;
+	p->free_strs = NULL;
+	p->stks = NULL;
+	p->frame_pool = NULL;
+	p->tasks = NULL;
+	p->sites = NULL;
+	p->out = p->pout = NULL;
+	p->rx = NULL;
+	p->capstrs = p->capfree = p->capstks = p->capframes = 0;
+	p->captasks = p->capsites = p->capout = p->cappout = p->caprx = 0;
+}
+
 const char aio_remedy_optin[] =
     "the application must opt in to the agent: run it as `python3 -m "
     "asynctop_agent app.py` or call `import asynctop_agent; "

@@ -169,6 +169,8 @@ void aio_idmap_del(struct idmap *m, uint64_t key);
 /* Closes the connection and forgets everything tied to it (tables,
  * baselines); the arrays' storage is kept for reuse. */
 void aio_reset(struct aio *p);
+/* aio_reset, and frees the arrays' storage too: p holds nothing after. */
+void aio_fini(struct aio *p);
 /* Fills f (detail formatted from fmt, remedy and reason borrowed: static
  * texts) and returns st. */
 enum status aio_failf(struct failure *f, enum status st, const char *remedy,

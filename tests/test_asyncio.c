@@ -545,13 +545,7 @@ START_TEST(asyncio_parked_and_extras)
 	ck_assert_uint_eq(s.parked_depth, 3);
 
 	buf_fini(&b);
-	aio_reset(&p);
-	mem_free(p.strs);
-	mem_free(p.stks);
-	mem_free(p.frame_pool);
-	mem_free(p.tasks);
-	mem_free(p.out);
-	mem_free(p.pout);
+	aio_fini(&p);
 }
 END_TEST
 
@@ -619,13 +613,7 @@ START_TEST(asyncio_dropped_frames)
 	ck_assert_uint_eq(s.parked_dropped, 0);
 
 	buf_fini(&b);
-	aio_reset(&p);
-	mem_free(p.strs);
-	mem_free(p.stks);
-	mem_free(p.frame_pool);
-	mem_free(p.tasks);
-	mem_free(p.out);
-	mem_free(p.pout);
+	aio_fini(&p);
 }
 END_TEST
 

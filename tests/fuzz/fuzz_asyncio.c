@@ -220,13 +220,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (p.have_start)
 		aio_emit(&p, &c, p.t_last);
-	aio_reset(&p);
-	mem_free(p.strs);
-	mem_free(p.stks);
-	mem_free(p.frame_pool);
-	mem_free(p.tasks);
-	mem_free(p.sites);
-	mem_free(p.out);
-	mem_free(p.rx);
+	aio_fini(&p);
 	return 0;
 }
