@@ -346,7 +346,8 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 		if (keys(a, scr, &t, 1) || timed(a, scr, &all, 1, &o) ||
 		    timed(a, scr, &weigh, 1, &w) || keys(a, scr, &esc, 1))
 			return -1;
-		a->tree.nopen = 0;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
 	}
 	printf("viewer_view_tree_expand_all_%s_ms %.3f\n", tag, o);
 	printf("viewer_view_tree_all_weight_%s_ms %.3f\n", tag, w);

@@ -24,15 +24,24 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+/* Whether each node shows its callees, by the last flatten. */
+static bool shows[SU_ROWS * SU_DEPTH + 1];
+
 /* The full flattening: every shown node in order, callees by the
  * weighting (the later made first among equals), as the tree was drawn
- * before it walked.  Returns the count put in out. */
-static size_t flatten(const struct tree *t, uint32_t node, enum metric metric,
-                      bool ascending, uint32_t *out, size_t n)
+ * before it walked.  Below a node marked all (or inside one, all) every
+ * node with callees shows expanded, whatever its own flags say: their
+ * callees are made here.  Returns the count put in out. */
+static size_t flatten(struct tree *t, uint32_t node, bool all,
+                      enum metric metric, bool ascending, uint32_t *out,
+                      size_t n)
 {
 	uint32_t kids[SU_ROWS * SU_DEPTH];
 	size_t k = 0;
 
+	all = all || t->nodes[node].all;
+	if (all)
+		ck_assert_int_eq(tree_children(t, node), STATUS_OK);
 	for (uint32_t c = t->nodes[node].first_child; c != TREE_NONE;
 	     c = t->nodes[c].next_sibling)
 		kids[k++] = c;
@@ -56,22 +65,23 @@ static size_t flatten(const struct tree *t, uint32_t node, enum metric metric,
 		kids[j] = x;
 	}
 	for (size_t i = 0; i < k; i++) {
-		const struct tree_node *c = &t->nodes[kids[i]];
+		bool open = (all || t->nodes[kids[i]].expanded) &&
+		            t->nodes[kids[i]].kids;
 
+		shows[kids[i]] = open;
 		out[n++] = kids[i];
-		if (c->expanded && c->kids)
-			n = flatten(t, kids[i], metric, ascending, out, n);
+		if (open)
+			n = flatten(t, kids[i], all, metric, ascending, out, n);
 	}
 	return n;
 }
 
-/* A window of random stacks, 1 to 6 frames deep. */
-static void random_window(struct app *a, uint64_t *s, int64_t start)
+/* Random stacks, 1 to 6 frames deep, into rows; returns how many. */
+static size_t random_rows(struct su_row *rows, uint64_t *s)
 {
-	static struct su_row rows[SU_ROWS];
 	size_t n = 1 + rnd(s) % SU_ROWS;
 
-	memset(rows, 0, sizeof(rows));
+	memset(rows, 0, SU_ROWS * sizeof(*rows));
 	for (size_t r = 0; r < n; r++) {
 		size_t d = 1 + rnd(s) % 6;
 
@@ -82,6 +92,15 @@ static void random_window(struct app *a, uint64_t *s, int64_t start)
 			rows[r].v[m] = rnd(s) % 4;
 		rows[r].tasks = 1 + rnd(s) % 3;
 	}
+	return n;
+}
+
+/* A window of random stacks. */
+static void random_window(struct app *a, uint64_t *s, int64_t start)
+{
+	static struct su_row rows[SU_ROWS];
+	size_t n = random_rows(rows, s);
+
 	su_commit(a, rows, n, start);
 }
 
@@ -89,7 +108,7 @@ static void random_window(struct app *a, uint64_t *s, int64_t start)
 static void check_rows(struct tree *t, enum metric metric, bool ascending)
 {
 	static uint32_t want[SU_ROWS * SU_DEPTH];
-	size_t n = flatten(t, 0, metric, ascending, want, 0);
+	size_t n = flatten(t, 0, false, metric, ascending, want, 0);
 
 	ck_assert_uint_eq(t->nshown, n);
 	for (size_t i = 0; i < n; i++)
@@ -97,8 +116,14 @@ static void check_rows(struct tree *t, enum metric metric, bool ascending)
 	ck_assert_uint_eq(tree_row(t, n), TREE_NONE);
 	ck_assert_uint_eq(t->nview,
 	                  n - t->top < t->page ? n - t->top : t->page);
-	for (size_t i = 0; i < t->nview; i++)
-		ck_assert_uint_eq(t->view[i], want[t->top + i]);
+	for (size_t i = 0; i < t->nview; i++) {
+		uint32_t id = t->view[i];
+
+		ck_assert_uint_eq(id, want[t->top + i]);
+		/* its glyph says what shows */
+		if (t->nodes[id].kids)
+			ck_assert(t->nodes[id].expanded == shows[id]);
+	}
 	if (n) {
 		ck_assert_uint_lt(t->sel, n);
 		ck_assert_uint_ge(t->sel, t->top);
@@ -165,6 +190,93 @@ START_TEST(tree_walk_matches_full_flattening)
 }
 END_TEST
 
+/* The frames of w's tree counted without it: its stacks' distinct
+ * prefixes. */
+static size_t prefixes(const struct model *m, const struct window *w)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < w->nrows; r++) {
+		size_t d = 0;
+		const uint32_t *f = model_stack(m, w->rows[r].stack, &d);
+
+		for (size_t k = 1; k <= d; k++) {
+			bool seen = false;
+
+			for (size_t q = 0; q < r && !seen; q++) {
+				size_t e = 0;
+				const uint32_t *g =
+				    model_stack(m, w->rows[q].stack, &e);
+
+				seen = e >= k && !memcmp(f, g, k * sizeof(*f));
+			}
+			n += !seen;
+		}
+	}
+	return n;
+}
+
+/* Selects row i of t (shown) with the keys' move. */
+static void select_row(struct tree *t, size_t i)
+{
+	tree_move(t, (long)i - (long)t->sel);
+	ck_assert_uint_eq(t->sel, i);
+}
+
+/* tree_update, then the rows against the full flattening. */
+static void update_check(struct app *a, struct tree *t)
+{
+	ck_assert_int_eq(
+	    tree_update(t, a->m, model_latest(a->m), METRIC_BUSY, false),
+	    STATUS_OK);
+	check_rows(t, METRIC_BUSY, false);
+}
+
+/* * on every top frame shows every frame of the tree (counted from its
+ * stacks, made as walks reach them); then a frame collapsed, a frame
+ * inside expanded, * inside, each against the full flattening; a new
+ * window of the same stacks shows the same rows, the selection kept. */
+START_TEST(tree_walk_expand_all_then_change)
+{
+	static struct su_row rows[SU_ROWS];
+	uint64_t s = 0x2545F4914F6CDD1Du + (uint64_t)_i;
+	size_t n = random_rows(rows, &s), shown;
+	struct app a;
+	struct tree t;
+	uint64_t path;
+
+	su_app(&a);
+	tree_init(&t);
+	su_commit(&a, rows, n, T0);
+	t.page = 1 + rnd(&s) % 12;
+	update_check(&a, &t);
+	for (size_t i = 0; i < t.nshown; i++) {
+		if (t.nodes[tree_row(&t, i)].depth != 1)
+			continue;
+		select_row(&t, i);
+		tree_expand(&t, true);
+		update_check(&a, &t);
+	}
+	ck_assert_uint_eq(t.nshown, prefixes(a.m, model_latest(a.m)));
+	for (int op = 0; op < 3; op++) {
+		select_row(&t, rnd(&s) % t.nshown);
+		if (op == 0)
+			tree_collapse(&t);
+		else
+			tree_expand(&t, op == 2);
+		update_check(&a, &t);
+	}
+	shown = t.nshown;
+	path = t.sel_path;
+	su_commit(&a, rows, n, T0 + 5 * SEC);
+	update_check(&a, &t);
+	ck_assert_uint_eq(t.nshown, shown);
+	ck_assert_uint_eq(t.sel_path, path);
+	tree_fini(&t);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_tree_walk(void);
 Suite *suite_tree_walk(void)
 {
@@ -173,6 +285,7 @@ Suite *suite_tree_walk(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, tree_walk_matches_full_flattening, 0, 50);
+	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
 #include "tui/glyph.h"
 #include "tui/grouped.h"
 #include "tui/line.h"
+#include "tui/view_tree_all.h"
 
 /* Up to this many callees, a frame the flame lays out gets them all. */
 #define WIDE_FEW 64
@@ -26,13 +27,18 @@ void tree_init(struct tree *t)
 	t->page = 1;
 	t->sel_node = TREE_NONE;
 	t->order = 1;
+	tree_paths_init(&t->open, TREE_EXPANDED_MAX);
+	tree_paths_init(&t->open_all, TREE_EXPANDED_MAX);
 }
 
 void tree_fini(struct tree *t)
 {
 	mem_free(t->nodes);
 	mem_free(t->view);
-	mem_free(t->open);
+	tree_paths_fini(&t->open);
+	tree_paths_fini(&t->open_all);
+	mem_free(t->fresh);
+	mem_free(t->frames);
 	mem_free(t->keys);
 	mem_free(t->tkeys);
 	mem_free(t->vals);
@@ -49,45 +55,6 @@ static uint64_t path_hash(uint64_t parent, uint32_t frame)
 	uint64_t h = (parent ^ ((uint64_t)frame + 1)) * 0x9E3779B97F4A7C15u;
 
 	return h ^ (h >> 29);
-}
-
-/* Where path is, or would go, in the sorted open[0 .. n). */
-static size_t open_at_in(const struct tree *t, uint64_t path, size_t n)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->open[mid] < path)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static size_t open_at(const struct tree *t, uint64_t path)
-{
-	return open_at_in(t, path, t->nopen);
-}
-
-static bool is_open(const struct tree *t, uint64_t path)
-{
-	size_t i = open_at(t, path);
-
-	return i < t->nopen && t->open[i] == path;
-}
-
-/* Forgets path as expanded. */
-static void forget_open(struct tree *t, uint64_t path)
-{
-	size_t i = open_at(t, path);
-
-	if (i < t->nopen && t->open[i] == path) {
-		memmove(t->open + i, t->open + i + 1,
-		        (t->nopen - i - 1) * sizeof(*t->open));
-		t->nopen--;
-	}
 }
 
 static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
@@ -114,7 +81,8 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 	p = &t->nodes[parent];
 	n->depth = p->depth + 1;
 	n->path = path_hash(p->path, frame);
-	n->expanded = t->nopen && is_open(t, n->path);
+	n->expanded = tree_paths_has(&t->open, n->path);
+	n->all = tree_paths_has(&t->open_all, n->path);
 	if (p->last_child == TREE_NONE)
 		p->first_child = id;
 	else
@@ -148,7 +116,10 @@ static enum status build(struct tree *t, const struct model *m,
 {
 	struct tree_node *root;
 
+	size_t at = 0;
+
 	t->n = 0;
+	t->fresh_ok = false;
 	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
 	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
 		return STATUS_NOMEM;
@@ -156,6 +127,18 @@ static enum status build(struct tree *t, const struct model *m,
 		size_t d = 0;
 		t->rowf[r] = model_stack(m, w->rows[r].stack, &d);
 		t->rowd[r] = (uint32_t)d;
+		at += d;
+	}
+	/* the frames side by side in row order: the scans of rows under a
+	 * frame read them in turn instead of chasing each row's stack */
+	if (mem_grow(&t->frames, &t->frames_cap, at + 1, sizeof(*t->frames)))
+		return STATUS_NOMEM;
+	at = 0;
+	for (size_t r = 0; r < w->nrows; r++) {
+		memcpy(t->frames + at, t->rowf[r],
+		       t->rowd[r] * sizeof(*t->frames));
+		t->rowf[r] = t->frames + at;
+		at += t->rowd[r];
 	}
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
@@ -303,10 +286,14 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
  * order.  STATUS_NOMEM. */
 static enum status sort_children(struct tree *t, uint32_t node)
 {
-	struct tree_node *n = &t->nodes[node];
+	struct tree_node *n;
 	uint32_t prev = TREE_NONE;
 	size_t k = 0;
 
+	/* a walk reaches it: its callees take the mark it holds */
+	if (tree_all_hand_down(t, node) != STATUS_OK)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
 	if (n->order == t->order)
 		return STATUS_OK;
 	if (mem_grow(&t->keys, &t->keys_cap, n->nchild + 1, sizeof(*t->keys)) ||
@@ -445,6 +432,11 @@ static enum status count(struct tree *t)
 			t->sel_node = id;
 		if (!open_node(t, id))
 			continue;
+		if (t->nodes[id].all) { /* counted from the stacks */
+			if (tree_all_count(t, id) != STATUS_OK)
+				return STATUS_NOMEM;
+			continue;
+		}
 		if (callees(t, id) != STATUS_OK)
 			return STATUS_NOMEM;
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
@@ -562,73 +554,47 @@ void tree_move(struct tree *t, long delta)
 	scroll(t);
 }
 
-/* Remembers path as expanded (past TREE_EXPANDED_MAX, for this window
- * only) after the sorted open[0 .. sorted); open_sort puts it in place. */
-static void open_add(struct tree *t, uint64_t path, size_t sorted)
-{
-	size_t i;
-
-	if (t->nopen >= TREE_EXPANDED_MAX)
-		return;
-	i = open_at_in(t, path, sorted);
-	if ((i < sorted && t->open[i] == path) ||
-	    mem_grow(&t->open, &t->open_cap, t->nopen + 1, sizeof(*t->open)))
-		return;
-	t->open[t->nopen++] = path;
-}
-
-/* Sorts the paths open_add put after open[0 .. sorted) in, once (one
- * insertion each cost an expand-all thousands of moves of the set). */
-static void open_sort(struct tree *t, size_t sorted)
-{
-	size_t n = 0;
-
-	if (t->nopen == sorted ||
-	    mem_grow(&t->vals, &t->vals_cap, t->nopen, sizeof(*t->vals)) ||
-	    mem_grow(&t->tkeys, &t->tkeys_cap, t->nopen, sizeof(*t->tkeys)) ||
-	    mem_grow(&t->tvals, &t->tvals_cap, t->nopen, sizeof(*t->tvals))) {
-		/* no room to sort: forget the new ones */
-		t->nopen = sorted;
-		return;
-	}
-	sort_radix(t->open, t->vals, t->tkeys, t->tvals, t->nopen);
-	for (size_t i = 0; i < t->nopen; i++)
-		if (!n || t->open[n - 1] != t->open[i])
-			t->open[n++] = t->open[i];
-	t->nopen = n;
-}
-
-/* Counts again the rows under node after its expansion changed, and
- * gives the difference to its callers.  STATUS_NOMEM. */
+/* Counts again the rows under node after its expansion changed (all:
+ * marked, and counted from the stacks), and gives the difference to its
+ * callers.  Past TREE_EXPANDED_MAX paths, for this window only.
+ * STATUS_NOMEM. */
 static enum status recount(struct tree *t, uint32_t node, bool all)
 {
-	size_t sp = 0, ns = 0, sorted = t->nopen;
+	size_t sp = 0, ns = 0;
 	uint32_t was = t->nodes[node].below, now;
 
 	if (mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
 	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
 		return STATUS_NOMEM;
+	if (t->nodes[node].kids) {
+		t->nodes[node].expanded = true;
+		(void)tree_paths_add(&t->open, t->nodes[node].path);
+		tree_paths_settle(&t->open);
+		if (all) {
+			t->nodes[node].all = true;
+			(void)tree_paths_add(&t->open_all, t->nodes[node].path);
+			tree_paths_settle(&t->open_all);
+		}
+	}
 	t->stack[sp++] = node;
 	while (sp) {
 		uint32_t id = t->stack[--sp];
 
 		t->seen[ns++] = id;
 		t->nodes[id].below = 0;
-		if (t->nodes[id].kids && (all || id == node)) {
-			t->nodes[id].expanded = true;
-			open_add(t, t->nodes[id].path, sorted);
-		}
 		if (!open_node(t, id))
 			continue;
-		if (callees(t, id) != STATUS_OK) {
-			open_sort(t, sorted);
-			return STATUS_NOMEM;
+		if (t->nodes[id].all) { /* counted from the stacks */
+			if (tree_all_count(t, id) != STATUS_OK)
+				return STATUS_NOMEM;
+			continue;
 		}
+		if (callees(t, id) != STATUS_OK)
+			return STATUS_NOMEM;
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;
 	}
-	open_sort(t, sorted);
 	while (ns-- > 1) {
 		const struct tree_node *n = &t->nodes[t->seen[ns]];
 
@@ -668,7 +634,7 @@ void tree_collapse(struct tree *t)
 
 		n->expanded = false;
 		n->below = 0;
-		forget_open(t, n->path);
+		tree_paths_forget(&t->open, n->path);
 		for (uint32_t p = n->parent; p != TREE_NONE;
 		     p = t->nodes[p].parent)
 			t->nodes[p].below -= gone;

@@ -17,6 +17,7 @@
 #include "model/model.h"
 #include "model/status.h"
 #include "tui/render.h"
+#include "tui/tree_paths.h"
 
 #define TREE_NONE UINT32_MAX
 /* The most expanded paths remembered across windows. */
@@ -37,6 +38,10 @@ struct tree_node {
 	enum metric wide_metric;
 	uint64_t wide_min;
 	bool expanded;
+	/* everything below it shows expanded (*): its rows are counted from
+	 * the window's stacks, and its callees are marked only when a walk
+	 * reaches them (view_tree_all.h) */
+	bool all;
 	/* its callees in the order shown, sorted when first walked for the
 	 * tree's order (order stamps it) */
 	uint32_t first_sorted, next_sorted, order;
@@ -67,9 +72,8 @@ struct tree {
 	enum metric metric;
 	bool ascending;
 	bool flat; /* nshown and the counts are up to date */
-	/* the paths expanded, sorted, and the selected one */
-	uint64_t *open;
-	size_t nopen, open_cap;
+	/* the paths expanded, those marked all, and the selected one */
+	struct tree_paths open, open_all;
 	uint64_t sel_path;
 	/* private scratch of the sorts */
 	uint64_t *keys, *tkeys;
@@ -82,6 +86,14 @@ struct tree {
 	const uint32_t **rowf;
 	uint32_t *rowd;
 	size_t rowf_cap, rowd_cap;
+	uint32_t *frames; /* the frames rowf points into, row after row */
+	size_t frames_cap;
+	/* the frames each row adds to the tree after the row before it,
+	 * summed over the rows before (fresh[r] for rows [0, r)): made once
+	 * per window, at the first expand-all */
+	uint32_t *fresh;
+	size_t fresh_cap;
+	bool fresh_ok;
 };
 
 void tree_init(struct tree *t);
@@ -118,9 +130,10 @@ uint32_t tree_row(struct tree *t, size_t i);
 
 /* Moves the selection by delta (clamped) and scrolls to keep it shown. */
 void tree_move(struct tree *t, long delta);
-/* Expands the selected node (all below it with all); collapses it, or,
- * when it is collapsed already, selects its parent.  Each counts the rows
- * again only under the node it changes. */
+/* Expands the selected node (all below it with all: marked, counted from
+ * the window's stacks in O(1), its frames made when walks reach them);
+ * collapses it, or, when it is collapsed already, selects its parent.
+ * Each counts the rows again only under the node it changes. */
 void tree_expand(struct tree *t, bool all);
 void tree_collapse(struct tree *t);
 

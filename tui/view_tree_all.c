@@ -1,0 +1,80 @@
+/* Expand-all counted from the window's stacks; the mark handed down. */
+#include "tui/view_tree_all.h"
+
+#include "model/alloc.h"
+
+/* fresh: in rows sorted frame by frame (a prefix first), the frames row r
+ * adds to the tree are its frames past the prefix it shares with row
+ * r - 1 (the longest it shares with any row before it).  So the frames
+ * under a node of depth c over rows [r0, r1) are those row r0 adds past
+ * c, and those of the rows after it, which all share the node's c. */
+static enum status fresh(struct tree *t)
+{
+	size_t n = t->w ? t->w->nrows : 0;
+
+	if (t->fresh_ok)
+		return STATUS_OK;
+	if (mem_grow(&t->fresh, &t->fresh_cap, n + 1, sizeof(*t->fresh)))
+		return STATUS_NOMEM;
+	t->fresh[0] = 0;
+	for (size_t r = 0; r < n; r++) {
+		uint32_t d = t->rowd[r], k = 0;
+
+		if (r) {
+			const uint32_t *a = t->rowf[r - 1], *b = t->rowf[r];
+			uint32_t pd = t->rowd[r - 1];
+
+			if (a == b) /* the same stack, split by name */
+				k = pd < d ? pd : d;
+			while (k < d && k < pd && a[k] == b[k])
+				k++;
+		}
+		t->fresh[r + 1] = t->fresh[r] + (d - k);
+	}
+	t->fresh_ok = true;
+	return STATUS_OK;
+}
+
+/* The frames below node (marked all), fresh made. */
+static uint32_t below_all(const struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+
+	if (!n->expanded || !n->kids)
+		return 0;
+	return t->rowd[n->r0] - n->depth + t->fresh[n->r1] -
+	       t->fresh[n->r0 + 1];
+}
+
+enum status tree_all_count(struct tree *t, uint32_t node)
+{
+	if (fresh(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	t->nodes[node].below = below_all(t, node);
+	return STATUS_OK;
+}
+
+enum status tree_all_hand_down(struct tree *t, uint32_t node)
+{
+	if (!t->nodes[node].all)
+		return STATUS_OK;
+	if (fresh(t) != STATUS_OK || tree_children(t, node) != STATUS_OK)
+		return STATUS_NOMEM;
+	for (uint32_t c = t->nodes[node].first_child; c != TREE_NONE;
+	     c = t->nodes[c].next_sibling) {
+		struct tree_node *cn = &t->nodes[c];
+
+		if (!cn->kids)
+			continue;
+		cn->expanded = cn->all = true;
+		cn->below = below_all(t, c);
+		/* past TREE_EXPANDED_MAX, for this window only */
+		(void)tree_paths_add(&t->open, cn->path);
+		(void)tree_paths_add(&t->open_all, cn->path);
+	}
+	tree_paths_settle(&t->open);
+	tree_paths_settle(&t->open_all);
+	t->nodes[node].all = false;
+	tree_paths_forget(&t->open_all, t->nodes[node].path);
+	return STATUS_OK;
+}
