@@ -74,22 +74,20 @@ static int cmp_u64(const void *a, const void *b)
 
 void tree_paths_settle(struct tree_paths *s)
 {
-	size_t k = s->n - s->sorted, i = s->sorted, j = 0, out = 0;
+	size_t k = s->n - s->sorted, end = s->n, i = k, j = 0, out = 0;
 
 	if (!k)
 		return;
-	/* the batch sorted into tmp, then both merged into v from the
-	 * front: v's sorted part is read before it is overwritten, since
-	 * out never passes i + j */
+	/* the batch sorted into tmp and the sorted part moved up by k, then
+	 * both merged into v from the front: out never passes i, so nothing
+	 * is overwritten before it is read */
 	memcpy(s->tmp, s->v + s->sorted, k * sizeof(*s->tmp));
 	qsort(s->tmp, k, sizeof(*s->tmp), cmp_u64);
 	memmove(s->v + k, s->v, s->sorted * sizeof(*s->v));
-	i = k;
-	while (i < k + s->sorted || j < k) {
-		uint64_t x =
-		    j == k || (i < k + s->sorted && s->v[i] <= s->tmp[j])
-		        ? s->v[i++]
-		        : s->tmp[j++];
+	while (i < end || j < k) {
+		uint64_t x = j == k || (i < end && s->v[i] <= s->tmp[j])
+		                 ? s->v[i++]
+		                 : s->tmp[j++];
 
 		if (!out || s->v[out - 1] != x)
 			s->v[out++] = x;
