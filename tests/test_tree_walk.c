@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,55 @@ static void check_rows(struct tree *t, enum metric metric, bool ascending)
 	}
 }
 
+/* 40 random keys on the latest window of a (a weighting, expand, expand
+ * all, collapse, a move by up to reach rows), each update against the
+ * full flattening; returns the rows shown, summed. */
+static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
+                          long reach)
+{
+	size_t shown = 0;
+
+	for (int op = 0; op < 40; op++) {
+		enum metric metric = (enum metric)(rnd(s) % METRIC_COUNT);
+		bool ascending = rnd(s) % 4 == 0;
+		uint64_t path;
+		bool reorder = op && rnd(s) % 3 == 0;
+
+		t->page = 1 + rnd(s) % 12;
+		ck_assert_int_eq(
+		    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+		    STATUS_OK);
+		check_rows(t, metric, ascending);
+		shown += t->nshown;
+		path = t->sel_path;
+		if (reorder) {
+			/* another weighting: the selection keeps its path */
+			metric = (enum metric)((metric + 1) % METRIC_COUNT);
+			ck_assert_int_eq(tree_update(t, a->m,
+			                             model_latest(a->m), metric,
+			                             !ascending),
+			                 STATUS_OK);
+			check_rows(t, metric, !ascending);
+			ck_assert_uint_eq(t->sel_path, path);
+			continue;
+		}
+		switch (rnd(s) % 4) {
+		case 0:
+			tree_expand(t, rnd(s) % 3 == 0);
+			break;
+		case 1:
+			tree_collapse(t);
+			break;
+		default:
+			tree_move(t,
+			          (long)(rnd(s) % (2 * (uint64_t)reach + 1)) -
+			              reach);
+			break;
+		}
+	}
+	return shown;
+}
+
 START_TEST(tree_walk_matches_full_flattening)
 {
 	uint64_t s = 0x9E3779B97F4A7C15u + (uint64_t)_i;
@@ -143,48 +193,61 @@ START_TEST(tree_walk_matches_full_flattening)
 	tree_init(&t);
 	for (int w = 0; w < 4; w++) {
 		random_window(&a, &s, T0 + w * 5 * SEC);
-		for (int op = 0; op < 40; op++) {
-			enum metric metric =
-			    (enum metric)(rnd(&s) % METRIC_COUNT);
-			bool ascending = rnd(&s) % 4 == 0;
-			uint64_t path;
-			bool reorder = op && rnd(&s) % 3 == 0;
-
-			t.page = 1 + rnd(&s) % 12;
-			ck_assert_int_eq(tree_update(&t, a.m, model_latest(a.m),
-			                             metric, ascending),
-			                 STATUS_OK);
-			check_rows(&t, metric, ascending);
-			shown += t.nshown;
-			path = t.sel_path;
-			if (reorder) {
-				/* another weighting: the selection keeps its
-				 * path */
-				metric =
-				    (enum metric)((metric + 1) % METRIC_COUNT);
-				ck_assert_int_eq(
-				    tree_update(&t, a.m, model_latest(a.m),
-				                metric, !ascending),
-				    STATUS_OK);
-				check_rows(&t, metric, !ascending);
-				ck_assert_uint_eq(t.sel_path, path);
-				continue;
-			}
-			switch (rnd(&s) % 4) {
-			case 0:
-				tree_expand(&t, rnd(&s) % 3 == 0);
-				break;
-			case 1:
-				tree_collapse(&t);
-				break;
-			default:
-				tree_move(&t, (long)(rnd(&s) % 17) - 8);
-				break;
-			}
-		}
+		shown += random_keys(&a, &t, &s, 8);
 	}
 	/* the trees were not all trivial */
 	ck_assert_uint_gt(shown, 40 * 4);
+	tree_fini(&t);
+	app_fini(&a);
+}
+END_TEST
+
+/* A window of up to WIDE_ROWS stacks under one root, through one of two
+ * middle frames, most ending in a leaf of their own: frames with
+ * hundreds of callees, which keep them ranked in an array. */
+#define WIDE_ROWS 400
+static void wide_window(struct app *a, uint64_t *s, int64_t start)
+{
+	static struct sample smp[WIDE_ROWS];
+	static struct strview f[WIDE_ROWS][3];
+	static char leaf[WIDE_ROWS][16];
+	struct window_meta meta = { .time_nanos = start,
+		                    .duration_nanos = 5 * SEC,
+		                    .requested_nanos = 5 * SEC };
+	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100);
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(leaf[i], sizeof(leaf[i]), "leaf_%zu", i);
+		f[i][0] = sv_c("root");
+		f[i][1] = sv_c(rnd(s) % 8 ? "mid" : "side");
+		f[i][2] = sv_c(leaf[i]);
+		smp[i] = (struct sample){ .frames = f[i],
+			                  .depth = 1 + (rnd(s) % 16 != 0) +
+			                           (rnd(s) % 16 != 0),
+			                  .task = sv_c("t"),
+			                  .tasks = 1 };
+		for (int m = 0; m < METRIC_COUNT; m++)
+			smp[i].m.v[m] = rnd(s) % 8;
+	}
+	ck_assert_int_eq(app_commit(a, smp, n, &meta), STATUS_OK);
+}
+
+/* The same against frames with hundreds of callees, with moves that jump
+ * far (End, PgDn). */
+START_TEST(tree_walk_many_callees)
+{
+	uint64_t s = 0xD1B54A32D192ED03u + (uint64_t)_i;
+	struct app a;
+	struct tree t;
+	size_t shown = 0;
+
+	su_app(&a);
+	tree_init(&t);
+	for (int w = 0; w < 3; w++) {
+		wide_window(&a, &s, T0 + w * 5 * SEC);
+		shown += random_keys(&a, &t, &s, 300);
+	}
+	ck_assert_uint_gt(shown, 40 * 3 * 3);
 	tree_fini(&t);
 	app_fini(&a);
 }
@@ -286,6 +349,7 @@ Suite *suite_tree_walk(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, tree_walk_matches_full_flattening, 0, 50);
 	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
+	tcase_add_loop_test(tc, tree_walk_many_callees, 0, 20);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,6 +15,9 @@
 
 /* Up to this many callees, a frame the flame lays out gets them all. */
 #define WIDE_FEW 64
+/* From this many callees, a frame keeps them in an array in the order
+ * shown (a walk of the list reads a node per callee, scattered). */
+#define RANKED_MIN 64
 
 /* Columns of the value, share and tasks cells before the tree. */
 #define TREE_VALUE_COLS 9
@@ -39,6 +42,7 @@ void tree_fini(struct tree *t)
 	tree_paths_fini(&t->open_all);
 	mem_free(t->fresh);
 	mem_free(t->frames);
+	mem_free(t->ranked);
 	mem_free(t->keys);
 	mem_free(t->tkeys);
 	mem_free(t->vals);
@@ -73,7 +77,8 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 		                 .last_child = TREE_NONE,
 		                 .next_sibling = TREE_NONE,
 		                 .first_sorted = TREE_NONE,
-		                 .next_sorted = TREE_NONE };
+		                 .next_sorted = TREE_NONE,
+		                 .ranked = TREE_NONE };
 	if (parent == TREE_NONE) {
 		n->expanded = true;
 		return id;
@@ -119,6 +124,7 @@ static enum status build(struct tree *t, const struct model *m,
 	size_t at = 0;
 
 	t->n = 0;
+	t->nranked = 0;
 	t->fresh_ok = false;
 	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
 	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
@@ -170,6 +176,7 @@ enum status tree_children(struct tree *t, uint32_t node)
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
 	unlink_wide(&t->nodes[node]);
+	t->nodes[node].branches = 0;
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
 		const uint32_t *f = t->rowf[r];
@@ -186,7 +193,10 @@ enum status tree_children(struct tree *t, uint32_t node)
 		}
 		c = &t->nodes[cur];
 		c->r1 = r + 1;
-		c->kids |= d > depth + 1;
+		if (!c->kids && d > depth + 1) {
+			c->kids = true;
+			t->nodes[node].branches++;
+		}
 		add_to(c, &w->rows[r]);
 	}
 	t->nodes[node].built = true;
@@ -318,6 +328,20 @@ static enum status sort_children(struct tree *t, uint32_t node)
 	}
 	n->first_sorted = prev;
 	n->order = t->order;
+	n->ranked = TREE_NONE;
+	/* without room, the list is walked */
+	if (k < RANKED_MIN || t->nranked + k >= UINT32_MAX ||
+	    mem_grow(&t->ranked, &t->ranked_cap, t->nranked + k,
+	             sizeof(*t->ranked)))
+		return STATUS_OK;
+	n->ranked = (uint32_t)t->nranked;
+	for (size_t i = 0; i < k; i++) {
+		uint32_t c = t->vals[k - 1 - i];
+
+		t->ranked[t->nranked + i] = c;
+		t->nodes[c].rank = (uint32_t)i;
+	}
+	t->nranked += k;
 	return STATUS_OK;
 }
 
@@ -325,6 +349,15 @@ static enum status sort_children(struct tree *t, uint32_t node)
 static bool open_node(const struct tree *t, uint32_t node)
 {
 	return t->nodes[node].expanded && t->nodes[node].kids;
+}
+
+/* Whether node (expanded, sorted) shows each callee on one row and keeps
+ * them ranked: the row of a callee is its rank. */
+static bool one_row_each(const struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+
+	return n->ranked != TREE_NONE && n->below == n->nchild;
 }
 
 uint32_t tree_row(struct tree *t, size_t i)
@@ -338,6 +371,10 @@ uint32_t tree_row(struct tree *t, size_t i)
 
 		if (sort_children(t, p) != STATUS_OK)
 			return TREE_NONE;
+		if (one_row_each(t, p))
+			return i < t->nodes[p].nchild
+			           ? t->ranked[t->nodes[p].ranked + i]
+			           : TREE_NONE;
 		for (c = t->nodes[p].first_sorted; c != TREE_NONE;
 		     c = t->nodes[c].next_sorted) {
 			size_t span = 1 + (size_t)t->nodes[c].below;
@@ -376,9 +413,13 @@ static size_t row_of(struct tree *t, uint32_t node)
 
 		if (sort_children(t, p) != STATUS_OK)
 			return SIZE_MAX;
-		for (uint32_t c = t->nodes[p].first_sorted;
-		     c != TREE_NONE && c != node; c = t->nodes[c].next_sorted)
-			i += 1 + (size_t)t->nodes[c].below;
+		if (one_row_each(t, p))
+			i += t->nodes[node].rank;
+		else
+			for (uint32_t c = t->nodes[p].first_sorted;
+			     c != TREE_NONE && c != node;
+			     c = t->nodes[c].next_sorted)
+				i += 1 + (size_t)t->nodes[c].below;
 		i += p != 0;
 		node = p;
 	}
@@ -520,8 +561,10 @@ enum status tree_update(struct tree *t, const struct model *m,
 	if (t->metric != metric || t->ascending != ascending) {
 		t->metric = metric;
 		t->ascending = ascending;
-		/* every node's callees sort again when walked */
+		/* every node's callees sort again when walked (and rank
+		 * again: the old ranks go) */
 		t->order = t->order == UINT32_MAX ? 1 : t->order + 1;
+		t->nranked = 0;
 	}
 	if (!t->flat) {
 		st = count(t);
@@ -591,6 +634,10 @@ static enum status recount(struct tree *t, uint32_t node, bool all)
 		}
 		if (callees(t, id) != STATUS_OK)
 			return STATUS_NOMEM;
+		if (!t->nodes[id].branches) { /* one row each */
+			t->nodes[id].below = t->nodes[id].nchild;
+			continue;
+		}
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;

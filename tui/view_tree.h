@@ -45,6 +45,11 @@ struct tree_node {
 	/* its callees in the order shown, sorted when first walked for the
 	 * tree's order (order stamps it) */
 	uint32_t first_sorted, next_sorted, order;
+	/* many callees: where they start, in that order, in the tree's
+	 * ranked (else TREE_NONE), and its own place among its caller's, so
+	 * a row among callees of one row each is found without a walk */
+	uint32_t ranked, rank;
+	uint32_t branches; /* its callees with callees, once built */
 	/* the rows shown under it (0 when collapsed), counted when the
 	 * expansion changes, so a row is found in O(depth) */
 	uint32_t below;
@@ -64,6 +69,9 @@ struct tree {
 	size_t sel, top, page;
 	uint32_t sel_node; /* the node at sel, TREE_NONE when none */
 	uint32_t order;    /* stamps the callees sorted for metric, ascending */
+	/* the callees of nodes with many, in the order shown, for this order */
+	uint32_t *ranked;
+	size_t nranked, ranked_cap;
 	/* what it was built and counted for */
 	const struct model *m;
 	const struct window *w;
