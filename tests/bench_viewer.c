@@ -332,25 +332,64 @@ out:
 	return rc;
 }
 
-/* The tree with everything expanded (* on each top frame): every stack
- * shows, each level sorted; then a weighting key re-sorts them all. */
+/* The tree with everything expanded (* on its top frame): every stack
+ * shows, each level sorted; then a weighting key re-sorts what the page
+ * shows, and the other keys through the expanded tree (PgDn, End, Home,
+ * - and + on the top frame, Esc back). */
 static int tree_all(struct app *a, struct screen *scr, int runs,
                     const char *tag)
 {
-	static const int t = 't', all = '*', esc = KC_ESC;
-	double o = 1e30, w = 1e30;
+	static const int t = 't', all = '*', esc = KC_ESC, pgdn = KC_PGDN,
+	                 end = KC_END, home = KC_HOME, minus = '-', plus = '+';
+	double o = 1e30, w = 1e30, pd = 1e30, en = 1e30, ho = 1e30, mi = 1e30,
+	       pl = 1e30, b = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 
-		if (keys(a, scr, &t, 1) || timed(a, scr, &all, 1, &o) ||
-		    timed(a, scr, &weigh, 1, &w) || keys(a, scr, &esc, 1))
+		if (keys(a, scr, &t, 1) || keys(a, scr, &home, 1) ||
+		    timed(a, scr, &all, 1, &o) ||
+		    timed(a, scr, &weigh, 1, &w) ||
+		    timed(a, scr, &pgdn, 1, &pd) ||
+		    timed(a, scr, &end, 1, &en) ||
+		    timed(a, scr, &home, 1, &ho) ||
+		    timed(a, scr, &minus, 1, &mi) ||
+		    timed(a, scr, &plus, 1, &pl) || timed(a, scr, &esc, 1, &b))
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
 	}
 	printf("viewer_view_tree_expand_all_%s_ms %.3f\n", tag, o);
 	printf("viewer_view_tree_all_weight_%s_ms %.3f\n", tag, w);
+	printf("viewer_view_tree_all_pgdn_%s_ms %.3f\n", tag, pd);
+	printf("viewer_view_tree_all_end_%s_ms %.3f\n", tag, en);
+	printf("viewer_view_tree_all_home_%s_ms %.3f\n", tag, ho);
+	printf("viewer_view_tree_all_collapse_%s_ms %.3f\n", tag, mi);
+	printf("viewer_view_tree_all_expand_%s_ms %.3f\n", tag, pl);
+	printf("viewer_view_tree_all_back_%s_ms %.3f\n", tag, b);
+	return 0;
+}
+
+/* * on a window that just arrived, none of its frames made yet (best of
+ * runs, each on a new window).  Prints
+ * viewer_view_tree_expand_all_new_window_TAG_ms. */
+static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
+                           const char *tag)
+{
+	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
+	double first = 1e30, arr = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1) ||
+		    timed(a, sg->scr, &all, 1, &first) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
+	}
+	printf("viewer_view_tree_expand_all_new_window_%s_ms %.3f\n", tag,
+	       first);
 	return 0;
 }
 
@@ -456,7 +495,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	{
 		struct scr_gen sg = { &scr, &g };
 
-		if (explore_keys(&a, &sg, runs, tag))
+		if (explore_keys(&a, &sg, runs, tag) ||
+		    tree_new_window(&a, &sg, runs, tag))
 			return -1;
 	}
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
