@@ -322,26 +322,28 @@ static enum status sort_children(struct tree *t, uint32_t node)
 	}
 	if (k > 1) /* most nodes of a deep tree: nothing to sort */
 		sort_radix(t->keys, t->vals, t->tkeys, t->tvals, k);
+	n = &t->nodes[node];
+	n->ranked = TREE_NONE;
+	/* many: ranked too (without room, the list is walked) */
+	if (k >= RANKED_MIN && t->nranked + k < UINT32_MAX &&
+	    mem_grow(&t->ranked, &t->ranked_cap, t->nranked + k,
+	             sizeof(*t->ranked)) == STATUS_OK) {
+		n->ranked = (uint32_t)t->nranked;
+		t->nranked += k;
+	}
+	/* one pass over the callees (each a node apart from the last) */
 	for (size_t i = 0; i < k; i++) {
-		t->nodes[t->vals[i]].next_sorted = prev;
+		struct tree_node *c = &t->nodes[t->vals[i]];
+
+		c->next_sorted = prev;
 		prev = t->vals[i];
+		if (n->ranked != TREE_NONE) {
+			c->rank = (uint32_t)(k - 1 - i);
+			t->ranked[n->ranked + k - 1 - i] = prev;
+		}
 	}
 	n->first_sorted = prev;
 	n->order = t->order;
-	n->ranked = TREE_NONE;
-	/* without room, the list is walked */
-	if (k < RANKED_MIN || t->nranked + k >= UINT32_MAX ||
-	    mem_grow(&t->ranked, &t->ranked_cap, t->nranked + k,
-	             sizeof(*t->ranked)))
-		return STATUS_OK;
-	n->ranked = (uint32_t)t->nranked;
-	for (size_t i = 0; i < k; i++) {
-		uint32_t c = t->vals[k - 1 - i];
-
-		t->ranked[t->nranked + i] = c;
-		t->nodes[c].rank = (uint32_t)i;
-	}
-	t->nranked += k;
 	return STATUS_OK;
 }
 

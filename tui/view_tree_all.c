@@ -60,8 +60,10 @@ enum status tree_all_hand_down(struct tree *t, uint32_t node)
 		return STATUS_OK;
 	if (fresh(t) != STATUS_OK || tree_children(t, node) != STATUS_OK)
 		return STATUS_NOMEM;
-	for (uint32_t c = t->nodes[node].first_child; c != TREE_NONE;
-	     c = t->nodes[c].next_sibling) {
+	/* callees without callees take no mark: not one visited */
+	for (uint32_t c = t->nodes[node].branches ? t->nodes[node].first_child
+	                                          : TREE_NONE;
+	     c != TREE_NONE; c = t->nodes[c].next_sibling) {
 		struct tree_node *cn = &t->nodes[c];
 
 		if (!cn->kids)
