@@ -134,8 +134,9 @@ static void check_rows(struct tree *t, enum metric metric, bool ascending)
 }
 
 /* 40 random keys on the latest window of a (a weighting, expand, expand
- * all, collapse, a move by up to reach rows), each update against the
- * full flattening; returns the rows shown, summed. */
+ * all, collapse, a move by up to reach rows), some frames laid out by the
+ * flame between them, each update against the full flattening; returns
+ * the rows shown, summed. */
 static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
                           long reach)
 {
@@ -165,6 +166,13 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 			ck_assert_uint_eq(t->sel_path, path);
 			continue;
 		}
+		/* the flame lays out some frames of the same tree: only
+		 * their callees a column wide, or all when they are few */
+		if (rnd(s) % 4 == 0 && t->n)
+			ck_assert_int_eq(
+			    tree_wide_children(t, (uint32_t)(rnd(s) % t->n),
+			                       metric, rnd(s) % 6),
+			    STATUS_OK);
 		switch (rnd(s) % 4) {
 		case 0:
 			tree_expand(t, rnd(s) % 3 == 0);

@@ -164,6 +164,7 @@ static void unlink_wide(struct tree_node *n)
 		return;
 	n->first_child = n->last_child = TREE_NONE;
 	n->nchild = 0;
+	n->branches = 0;
 	n->order = 0;
 	n->wide = false;
 }
@@ -176,7 +177,6 @@ enum status tree_children(struct tree *t, uint32_t node)
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
 	unlink_wide(&t->nodes[node]);
-	t->nodes[node].branches = 0;
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
 		const uint32_t *f = t->rowf[r];
@@ -222,6 +222,7 @@ static enum status run_node(struct tree *t, uint32_t node, const struct run *u)
 	cn->r0 = u->r0;
 	cn->r1 = u->r1;
 	cn->kids = u->deeper;
+	t->nodes[node].branches += u->deeper;
 	for (uint32_t k = u->r0; k < u->r1; k++)
 		add_to(cn, &t->w->rows[k]);
 	return STATUS_OK;
