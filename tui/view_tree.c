@@ -18,6 +18,9 @@
 /* From this many callees, a frame keeps them in an array in the order
  * shown (a walk of the list reads a node per callee, scattered). */
 #define RANKED_MIN 64
+/* The most frames a window's rows copy side by side (64 MiB); past it
+ * the rows point into the model's stacks. */
+#define FRAMES_MAX ((size_t)1 << 24)
 
 /* Columns of the value, share and tasks cells before the tree. */
 #define TREE_VALUE_COLS 9
@@ -120,7 +123,6 @@ static enum status build(struct tree *t, const struct model *m,
                          const struct window *w)
 {
 	struct tree_node *root;
-
 	size_t at = 0;
 
 	t->n = 0;
@@ -137,14 +139,18 @@ static enum status build(struct tree *t, const struct model *m,
 	}
 	/* the frames side by side in row order: the scans of rows under a
 	 * frame read them in turn instead of chasing each row's stack */
-	if (mem_grow(&t->frames, &t->frames_cap, at + 1, sizeof(*t->frames)))
-		return STATUS_NOMEM;
-	at = 0;
-	for (size_t r = 0; r < w->nrows; r++) {
-		memcpy(t->frames + at, t->rowf[r],
-		       t->rowd[r] * sizeof(*t->frames));
-		t->rowf[r] = t->frames + at;
-		at += t->rowd[r];
+	if (at <= FRAMES_MAX) {
+		if (mem_grow(&t->frames, &t->frames_cap, at + 1,
+		             sizeof(*t->frames)))
+			return STATUS_NOMEM;
+		at = 0;
+		for (size_t r = 0; r < w->nrows; r++) {
+			if (t->rowd[r])
+				memcpy(t->frames + at, t->rowf[r],
+				       t->rowd[r] * sizeof(*t->frames));
+			t->rowf[r] = t->frames + at;
+			at += t->rowd[r];
+		}
 	}
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
