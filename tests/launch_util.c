@@ -1,7 +1,7 @@
 /* Helpers of the launcher's end-to-end suites (test_launch.c,
- * test_launch_life.c): the real binary started on the small programs of
- * tests/data/launch/ in a private directory, its events, and checks that
- * the program and its launch directory are gone. */
+ * test_launch_life.c, test_endpoint_stale.c): the real binary started on
+ * the small programs of tests/data/launch/ in a private directory, its
+ * events, and checks that the program and its launch directory are gone. */
 #include "tests/launch_util.h"
 
 #include <check.h>
@@ -223,6 +223,32 @@ void lu_with_command(const char **argv, size_t size, const char *const *cmd)
 		argv[n++] = cmd[i];
 	ck_assert_uint_lt(n, size);
 	argv[n] = NULL;
+}
+
+bool lu_record(struct lu_run *r, const char *test, const char *const *cmd,
+               const char *const *extra)
+{
+	const char *argv[32];
+
+	if (!lu_can_run(test))
+		return false;
+	lu_with_command(argv, 32, cmd);
+	lu_init(r);
+	lu_run_bin(r, argv, extra);
+	return true;
+}
+
+void lu_assert_exit_ok(const struct lu_run *r)
+{
+	ck_assert_msg(r->p.code == 0, "exit %d: %s", r->p.code, r->p.err.data);
+}
+
+long lu_announced_pid(const struct lu_run *r)
+{
+	long pid = lu_event_pid(r, "announced");
+
+	ck_assert_int_eq(pid, lu_event_pid(r, "launched"));
+	return pid;
 }
 
 bool lu_wait_event(int fd, struct buf *seen, const char *word, long *value)

@@ -363,26 +363,6 @@ END_TEST
 
 /* ---- signals to the viewer ---------------------------------------------- */
 
-/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
-static char proc_state(long pid)
-{
-	char path[64];
-	struct buf b;
-	const char *close;
-	char st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	buf_init(&b);
-	if (tu_read_file(path, &b) == STATUS_OK) {
-		lu_text(&b);
-		close = strrchr(b.data, ')');
-		if (close && close[1] == ' ')
-			st = close[2];
-	}
-	buf_fini(&b);
-	return st;
-}
-
 /* A screen_ok: no line wider than ctx (an int) columns, and a header. */
 static bool fits(const struct buf *screen, const void *ctx)
 {
@@ -443,7 +423,7 @@ START_TEST(faults_viewer_winch_tstp_cont)
 	}
 	ck_assert_int_eq(kill((pid_t)r.pid, SIGTSTP), 0);
 	until = tmux_now_ms() + WAIT_MS;
-	while (proc_state(r.pid) != 'T') {
+	while (tu_proc_state(r.pid) != 'T') {
 		ck_assert_msg(tmux_now_ms() < until, "SIGTSTP did not stop it");
 		tmux_events_pump(&r.ev, 20);
 	}

@@ -133,6 +133,25 @@ void tu_skip(const char *test, const char *why)
 	fprintf(stderr, "SKIP %s: %s\n", test, why);
 }
 
+char tu_proc_state(long pid)
+{
+	char path[64];
+	struct buf b;
+	const char *text, *close;
+	char st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	buf_init(&b);
+	if (tu_read_file(path, &b) == STATUS_OK && (text = buf_cstr(&b))) {
+		/* the name in parentheses may hold any byte: the last ')' */
+		close = strrchr(text, ')');
+		if (close && close[1] == ' ')
+			st = close[2];
+	}
+	buf_fini(&b);
+	return st;
+}
+
 /* ---- child processes ---------------------------------------------------- */
 
 void tu_run_init(struct tu_run *r)

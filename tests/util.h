@@ -39,6 +39,10 @@ int tu_listen_unix(const char *path);
 /* Prints "SKIP <test>: <why>" once to stderr, so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
 
+/* The state letter of /proc/PID/stat ('T' stopped), or 0 when it cannot be
+ * read (the process is gone). */
+char tu_proc_state(long pid);
+
 /* ---- child processes ----------------------------------------------------
  * A child runs in a process group of its own, with every signal unblocked,
  * stdin from /dev/null and stdout and stderr captured (in unlinked temporary
