@@ -505,3 +505,16 @@ void agent_hello_ok(struct agent *g)
 {
 	put_hello_ok(agent_step(g, AGENT_REPLY), 1, 4242);
 }
+
+void agent_drive_to_error(void (*build)(struct agent *g), struct agent_run *r)
+{
+	struct agent g;
+
+	agent_init(&g);
+	build(&g);
+	agent_start(&g);
+	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, r);
+	agent_fini(&g);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_int_eq(r->m[0].kind, WORKER_ERROR);
+}
