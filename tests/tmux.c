@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/util.h"
+
 uint64_t tmux_now_ms(void)
 {
 	struct timespec ts;
@@ -109,9 +111,7 @@ void tmux_events_open(struct tmux_events *e, const char *dir)
 	buf_init(&e->out);
 	e->drain = -1;
 	snprintf(e->fifo, sizeof(e->fifo), "%s/events", dir);
-	ck_assert_int_eq(mkfifo(e->fifo, 0600), 0);
-	e->fd = open(e->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	ck_assert_int_ge(e->fd, 0);
+	e->fd = tu_fifo_open(e->fifo);
 }
 
 void tmux_events_close(struct tmux_events *e)

@@ -4,6 +4,7 @@
 #ifndef ASYNCTOP_TESTS_UTIL_H
 #define ASYNCTOP_TESTS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
@@ -38,6 +39,18 @@ int tu_listen_unix(const char *path);
 
 /* Prints "SKIP <test>: <why>" once to stderr, so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
+
+/* Makes a FIFO at path and opens it to read without blocking (no writer
+ * need be there yet); returns the descriptor.  Fails the test on error. */
+int tu_fifo_open(const char *path);
+
+/* Whether the text read so far is what tu_read_until waits for. */
+typedef bool (*tu_seen_fn)(const char *text, const void *ctx);
+/* Reads fd (non-blocking) into seen (initialised) until done(its text, ctx)
+ * holds: true; false when fd ends or limit_s passes without a byte.  seen
+ * is a C string whenever done is asked. */
+bool tu_read_until(int fd, struct buf *seen, tu_seen_fn done, const void *ctx,
+                   int limit_s);
 
 /* The state letter of /proc/PID/stat ('T' stopped), or 0 when it cannot be
  * read (the process is gone). */
