@@ -3,7 +3,6 @@
  * statuses of the toy's failures, and SIGINT synchronised on the test
  * event channel (never on sleeps).  The real binary: test_record_bin.c. */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -252,20 +251,6 @@ START_TEST(record_explanation_sanitised)
 }
 END_TEST
 
-/* The entries of r's directory, "." and ".." aside. */
-static int entries(const struct rt_run *r)
-{
-	DIR *d = opendir(r->dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 /* An unwritable output directory fails before the source is opened: the
  * toy would say it is unreachable (exit 3) were it ever asked.  Faults are
  * injected (CI runs as root), inherited by the forked child. */
@@ -288,7 +273,7 @@ START_TEST(record_unwritable_output_found_first)
 		ASSERT_ERR_HAS(&r, "u-0001.pb.gz: cannot create a file in");
 		ASSERT_ERR_HAS(&r, strerror(errs[i]));
 		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
-		ck_assert_int_eq(entries(&r), 0);
+		ck_assert_int_eq(tu_count_entries(r.dir, NULL), 0);
 		rt_fini(&r);
 	}
 }

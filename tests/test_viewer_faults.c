@@ -12,7 +12,6 @@
  * test_launch_life.c, on a pseudo-terminal in test_viewer_e2e.c. */
 #define _GNU_SOURCE /* unshare(CLONE_NEWNS): a disk of our own to fill */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
@@ -293,21 +292,6 @@ END_TEST
 
 /* ---- the disk full while saving ----------------------------------------- */
 
-/* The entries of dir but name. */
-static int others_in(const char *dir, const char *name)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		     strcmp(e->d_name, name);
-	closedir(d);
-	return n;
-}
-
 /* S onto a full disk, a 64 KiB tmpfs over the save directory in a mount
  * namespace of this test's own, which the tmux server and the viewer
  * inherit: the status line says why, no partial file is left, the viewer
@@ -349,7 +333,7 @@ START_TEST(faults_disk_full_while_saving)
 	                                "No space left on device", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
 	ck_assert_ptr_nonnull(strstr(r.screen.data, "cannot save: "));
-	ck_assert_int_eq(others_in(r.saves, "filler"), 0);
+	ck_assert_int_eq(tu_count_entries(r.saves, "filler"), 0);
 	frun_assert_viewer(&r);
 	ck_assert_int_eq(unlink(filler), 0);
 	frun_assert_all_kept(&r);

@@ -130,6 +130,20 @@ unsigned long tu_torture(tu_torture_fn fn, void *ctx)
 	return total;
 }
 
+int tu_count_entries(const char *dir, const char *except)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     (!except || strcmp(e->d_name, except));
+	closedir(d);
+	return n;
+}
+
 void tu_skip(const char *test, const char *why)
 {
 	fprintf(stderr, "SKIP %s: %s\n", test, why);

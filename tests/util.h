@@ -18,6 +18,10 @@ void tu_mkdtemp(char *dir, size_t size);
 /* Removes dir and everything in it (one level of files). */
 void tu_rmtree(const char *dir);
 
+/* How many entries dir holds, "." and ".." aside, and except too when not
+ * NULL.  Fails the test when dir cannot be read. */
+int tu_count_entries(const char *dir, const char *except);
+
 /* Reads a whole file into b (which must be initialised); status of I/O. */
 enum status tu_read_file(const char *path, struct buf *b);
 enum status tu_write_file(const char *path, const void *data, size_t len);
