@@ -180,11 +180,7 @@ START_TEST(faults_tokio_message_over_the_limit)
 	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "limit of 4096 bytes", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
-	frun_assert_viewer(&r);
-	frun_assert_all_kept(&r);
-	frun_assert_saves(&r);
-	frun_quit(&r);
-	frun_end(&r);
+	frun_survived(&r);
 	sim_stop(sim);
 }
 END_TEST
@@ -240,11 +236,7 @@ START_TEST(faults_tokio_killed_stalled_garbage)
 			                  &r.ev, 0, r.ev.seen.len, "error *"),
 			              "garbage: %s", buf_cstr(&r.ev.seen));
 		}
-		frun_assert_viewer(&r);
-		frun_assert_all_kept(&r);
-		frun_assert_saves(&r);
-		frun_quit(&r);
-		frun_end(&r);
+		frun_survived(&r);
 		if (sim)
 			sim_stop(sim);
 	}
@@ -415,11 +407,7 @@ START_TEST(faults_viewer_winch_tstp_cont)
 	ck_assert_int_eq(kill((pid_t)r.pid, SIGCONT), 0);
 	TMUX_WAIT(&r.ev, "continued", WAIT_MS);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
-	frun_assert_viewer(&r);
-	frun_assert_all_kept(&r);
-	frun_assert_saves(&r);
-	frun_quit(&r);
-	frun_end(&r);
+	frun_survived(&r);
 	sim_stop(sim);
 }
 END_TEST
