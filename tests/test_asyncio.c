@@ -3,7 +3,6 @@
  * timeouts, deep stacks, and every allocation failing in turn. */
 #include <check.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "adapters/worker.h"
 #include "model/alloc.h"
 #include "model/buf.h"
+#include "tests/adapter_util.h"
 #include "tests/fake_agent.h"
 #include "tests/util.h"
 
@@ -421,13 +421,8 @@ static void torture_run(const char *path)
 		return;
 	}
 	while (!done) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
+		struct worker_msg *m = au_wait_msg(w, 30);
 
-		if (worker_read(w, &m) != STATUS_OK) {
-			ck_assert(poll(&p, 1, 30000) > 0);
-			continue;
-		}
 		done = m->kind == WORKER_DONE;
 		worker_msg_free(m);
 	}

@@ -24,6 +24,7 @@
 #include "encode/pprof.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/adapter_util.h"
 #include "tests/fake_adapter.h"
 #include "tests/tmux.h"
 #include "tests/util.h"
@@ -111,21 +112,15 @@ static void rig_end(struct rig *r)
 static struct worker_msg *next_window(struct rig *r)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(r->w), POLLIN, 0 };
+		struct worker_msg *m = au_next_msg(r->w);
 
-		if (worker_read(r->w, &m) == STATUS_OK) {
-			if (m->kind == WORKER_WINDOW)
-				return m;
-			if (m->kind == WORKER_DONE) {
-				worker_msg_free(m);
-				return NULL;
-			}
-			worker_msg_free(m);
-			continue;
-		}
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
+		bool done = m->kind == WORKER_DONE;
+
+		if (m->kind == WORKER_WINDOW)
+			return m;
+		worker_msg_free(m);
+		if (done)
+			return NULL;
 	}
 }
 
