@@ -521,19 +521,8 @@ START_TEST(quit_mid_save_finishes_and_reports)
 		};
 		char a0[] = "bigtop", a1[] = "-w", a2[] = "0.5", a3[] = "-d";
 		char *argv[] = { a0, a1, a2, a3, dir, NULL };
-		int fd, tty;
 
-		setsid();
-		tty = open(pty.name, O_RDWR);
-		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
-			_exit(125);
-		fd = open("/dev/null", O_RDWR);
-		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		close(tty);
+		tmux_pty_child(&pty, errp);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("ASYNCTOP_TEST_EVENTS", ev.fifo, 1);
 		_exit(asynctop_main(5, argv, &big, 1));

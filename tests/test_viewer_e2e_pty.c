@@ -116,22 +116,9 @@ static void pty_start(struct pty_run *r, int mode)
 		};
 		char a0[] = "hangtop", a1[] = "-w", a2[] = "0.2", a3[] = "-d";
 		char *argv[] = { a0, a1, a2, a3, r->dir, NULL };
-		int fd, tty;
 
-		setsid();
-		tty = open(r->pty.name, O_RDWR);
-		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
-			_exit(125);
-		fd = open("/dev/null", O_RDWR);
-		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
-			_exit(126);
 		/* stderr: a file, or the terminal itself */
-		fd = mode & PTY_STDERR_TTY
-		         ? tty
-		         : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		close(tty);
+		tmux_pty_child(&r->pty, mode & PTY_STDERR_TTY ? NULL : errp);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("ASYNCTOP_TEST_EVENTS", r->ev.fifo, 1);
 		if (mode & PTY_NO_COLOR)

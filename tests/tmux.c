@@ -340,6 +340,23 @@ void tmux_pty_open(struct tmux_pty *p, unsigned short cols, unsigned short rows)
 	ck_assert_int_ge(p->slave, 0);
 }
 
+void tmux_pty_child(const struct tmux_pty *p, const char *errpath)
+{
+	int fd, tty;
+
+	setsid();
+	tty = open(p->name, O_RDWR);
+	if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
+		_exit(125);
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
+		_exit(126);
+	fd = errpath ? open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600) : tty;
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	close(tty);
+}
+
 void tmux_pty_close(struct tmux_pty *p)
 {
 	close(p->master);
