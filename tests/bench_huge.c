@@ -57,6 +57,7 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 
 	/* added before the wait: a million samples take longer than the
 	 * grace a producer has after its window's end */
+	bench_bulk_init(&b);
 	for (unsigned long t = 0; t < tasks; t++)
 		if (asynctop_window_add(w, bench_bulk_sample(&b, t % n)) != 0)
 			return ASYNCTOP_FAILED;

@@ -84,28 +84,32 @@ void bench_workload_free(struct bench_workload *w)
 	memset(w, 0, sizeof(*w));
 }
 
-const struct asynctop_sample *bench_bulk_sample(struct bench_bulk *b,
-                                                unsigned long i)
+void bench_bulk_init(struct bench_bulk *b)
 {
-	memset(&b->s, 0, sizeof(b->s));
+	memset(b, 0, sizeof(*b));
 	b->frames[0].ptr = "bench::main";
 	b->frames[0].len = strlen(b->frames[0].ptr);
-	b->frames[1].len =
-	    (size_t)snprintf(b->mid, sizeof(b->mid), "bench::pool_%lu", i % 97);
 	b->frames[1].ptr = b->mid;
-	b->frames[2].len =
-	    (size_t)snprintf(b->leaf, sizeof(b->leaf), "bench::task_%lu", i);
 	b->frames[2].ptr = b->leaf;
 	b->s.frames = b->frames;
 	b->s.depth = 3;
 	b->s.task.ptr = "worker";
 	b->s.task.len = 6;
+	b->s.tasks = 1;
+}
+
+const struct asynctop_sample *bench_bulk_sample(struct bench_bulk *b,
+                                                unsigned long i)
+{
+	b->frames[1].len =
+	    (size_t)snprintf(b->mid, sizeof(b->mid), "bench::pool_%lu", i % 97);
+	b->frames[2].len =
+	    (size_t)snprintf(b->leaf, sizeof(b->leaf), "bench::task_%lu", i);
 	b->s.idle_ns = 1000000u * (i % 1000 + 1);
 	b->s.busy_ns = 1000u * (i % 777 + 1);
 	b->s.scheduled_ns = 100u * (i % 555 + 1);
 	b->s.polls = i % 50 + 1;
 	b->s.wakes = i % 40 + 1;
-	b->s.tasks = 1;
 	return &b->s;
 }
 

@@ -52,8 +52,11 @@ struct bench_bulk {
 	struct asynctop_sample s;
 };
 
-/* Sample i, ready for asynctop_window_add; it points into b and is valid
- * until the next call on b (b need not be initialised). */
+/* Makes b ready for bench_bulk_sample: what every sample shares is set
+ * once, out of the producers' loops. */
+void bench_bulk_init(struct bench_bulk *b);
+/* Sample i, ready for asynctop_window_add; it points into b (made ready by
+ * bench_bulk_init) and is valid until the next call on b. */
 const struct asynctop_sample *bench_bulk_sample(struct bench_bulk *b,
                                                 unsigned long i);
 

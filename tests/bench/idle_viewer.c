@@ -16,6 +16,7 @@ static enum asynctop_result bulk(void *user, struct asynctop_window *w)
 	struct bench_bulk b;
 
 	asynctop_window_wait(w);
+	bench_bulk_init(&b);
 	for (unsigned long i = 0; i < *n; i++)
 		if (asynctop_window_add(w, bench_bulk_sample(&b, i)) != 0)
 			return ASYNCTOP_FAILED;
