@@ -1,5 +1,6 @@
-/* Helpers shared by the model tests: samples from "a;b;c" text, a model
- * with chosen limits, and a window compared as text. */
+/* Helpers shared by the model tests: samples from "a;b;c" text or from
+ * frames one by one, a model with chosen limits, and a window compared as
+ * text. */
 #ifndef ASYNCTOP_TESTS_MODEL_UTIL_H
 #define ASYNCTOP_TESTS_MODEL_UTIL_H
 

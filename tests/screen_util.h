@@ -1,6 +1,7 @@
 /* Helpers of the headless screen tests: an app at pinned settings, windows
- * committed from tables of rows, and golden screens under
- * tests/data/screens (ASYNCTOP_UPDATE_GOLDEN=1 rewrites them). */
+ * committed from tables of rows, the screen as text, a row selected by its
+ * leaf, and golden screens under tests/data/screens
+ * (ASYNCTOP_UPDATE_GOLDEN=1 rewrites them). */
 #ifndef ASYNCTOP_TESTS_SCREEN_UTIL_H
 #define ASYNCTOP_TESTS_SCREEN_UTIL_H
 

@@ -1,6 +1,7 @@
 /* Helpers shared by the test suites: temporary directories, files, the
- * allocation-failure ("torture") loop, skipping with a reason, and running
- * a child process with a hard time limit. */
+ * allocation-failure ("torture") loop, skipping with a reason, the event
+ * channel's FIFO and its bounded reads, a process's state, and running a
+ * child process with a hard time limit. */
 #ifndef ASYNCTOP_TESTS_UTIL_H
 #define ASYNCTOP_TESTS_UTIL_H
 

@@ -1,6 +1,7 @@
 /* Helpers of the table-state tests (tui/view.h): windows committed from
- * plain rows, the leaf of a shown row, and a filter applied with the rows
- * it keeps checked one by one against view_row_matches. */
+ * plain rows, a model and view opened on them and closed, the leaf of a
+ * shown row, and a filter applied with the rows it keeps checked one by
+ * one against view_row_matches. */
 #ifndef ASYNCTOP_TESTS_VIEW_UTIL_H
 #define ASYNCTOP_TESTS_VIEW_UTIL_H
 
