@@ -440,13 +440,13 @@ $(O)/tests/bench_viewer: $(O)/tests/bench_viewer.o $(LIBASYNCTOP)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
 
 # The idle cost of the live viewer (tests/bench/idle.sh runs it in tmux).
-$(O)/tests/bench/idle_viewer: $(O)/tests/bench/idle_viewer.o $(LIBASYNCTOP)
+$(O)/tests/bench/idle_viewer: $(O)/tests/bench/idle_viewer.o $(O)/tests/bench_workload.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
 
 # Key latency of the real viewer while huge windows arrive and are saved
 # (tests/bench_huge.c runs it on a pseudo-terminal).
-$(O)/tests/bench_huge: $(O)/tests/bench_huge.o $(LIBASYNCTOP)
+$(O)/tests/bench_huge: $(O)/tests/bench_huge.o $(O)/tests/bench_workload.o $(LIBASYNCTOP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,$(LIB_PKGS))
 bench-run: $(O)/tests/bench_huge

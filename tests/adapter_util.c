@@ -14,7 +14,7 @@ enum asynctop_result au_produce_nothing(void *user, struct asynctop_window *w)
 	return ASYNCTOP_OK;
 }
 
-struct worker_msg *au_next_msg(struct worker *w)
+struct worker_msg *au_wait_msg(struct worker *w, int limit_s)
 {
 	for (;;) {
 		struct worker_msg *m = NULL;
@@ -22,9 +22,15 @@ struct worker_msg *au_next_msg(struct worker *w)
 
 		if (worker_read(w, &m) == STATUS_OK)
 			return m;
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
+		ck_assert_msg(poll(&p, 1, limit_s * 1000) > 0,
+		              "no message from the worker within %d s",
+		              limit_s);
 	}
+}
+
+struct worker_msg *au_next_msg(struct worker *w)
+{
+	return au_wait_msg(w, 10);
 }
 
 struct worker_msg *au_one_window(const struct adapter_registry *r,

@@ -11,7 +11,9 @@
 enum asynctop_result au_produce_nothing(void *user, struct asynctop_window *w);
 
 /* The worker's next message (the caller frees it); fails the test when
- * none comes within 10 s.  Blocks. */
+ * none comes within limit_s seconds.  Blocks. */
+struct worker_msg *au_wait_msg(struct worker *w, int limit_s);
+/* au_wait_msg within 10 s. */
 struct worker_msg *au_next_msg(struct worker *w);
 
 /* Opens adapter name of r at endpoint ep (NULL: its default), starts a

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "adapters/asynctop.h"
+#include "tests/bench_workload.h"
 
 #define KEY_MS   20
 #define MAX_KEYS 4096
@@ -52,37 +53,14 @@ static enum asynctop_result produce(void *user, struct asynctop_window *w)
 	struct huge *h = user;
 	unsigned long n = h->big && h->made >= h->big ? SMALL : h->stacks;
 	unsigned long tasks = n == h->stacks && h->tasks ? h->tasks : n;
-	char leaf[40], mid[32];
-	struct asynctop_str frames[3];
-	struct asynctop_sample s;
+	struct bench_bulk b;
 
-	memset(&s, 0, sizeof(s));
-	frames[0].ptr = "bench::main";
-	frames[0].len = strlen(frames[0].ptr);
-	s.frames = frames;
-	s.depth = 3;
-	s.task.ptr = "worker";
-	s.task.len = 6;
 	/* added before the wait: a million samples take longer than the
 	 * grace a producer has after its window's end */
-	for (unsigned long t = 0; t < tasks; t++) {
-		unsigned long i = t % n;
-
-		frames[1].len = (size_t)snprintf(mid, sizeof(mid),
-		                                 "bench::pool_%lu", i % 97);
-		frames[1].ptr = mid;
-		frames[2].len =
-		    (size_t)snprintf(leaf, sizeof(leaf), "bench::task_%lu", i);
-		frames[2].ptr = leaf;
-		s.idle_ns = 1000000u * (i % 1000 + 1);
-		s.busy_ns = 1000u * (i % 777 + 1);
-		s.scheduled_ns = 100u * (i % 555 + 1);
-		s.polls = i % 50 + 1;
-		s.wakes = i % 40 + 1;
-		s.tasks = 1;
-		if (asynctop_window_add(w, &s) != 0)
+	bench_bulk_init(&b);
+	for (unsigned long t = 0; t < tasks; t++)
+		if (asynctop_window_add(w, bench_bulk_sample(&b, t % n)) != 0)
 			return ASYNCTOP_FAILED;
-	}
 	h->made++;
 	asynctop_window_wait(w);
 	return ASYNCTOP_OK;
@@ -110,14 +88,6 @@ static int viewer(int argc, char **argv)
 }
 
 /* ---- the driver --------------------------------------------------------- */
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* One run of the viewer and what it answered. */
 struct run {
@@ -225,7 +195,7 @@ static void pump(struct run *r, int ms)
 		;
 	while ((n = read(r->events, r->line + r->used,
 	                 sizeof(r->line) - 1 - r->used)) > 0) {
-		double t = now_ms();
+		double t = bench_now_ms();
 		char *nl;
 
 		r->used += (size_t)n;
@@ -245,7 +215,7 @@ static void key(struct run *r, char c)
 {
 	if (r->nsent >= MAX_KEYS)
 		return;
-	r->sent[r->nsent++] = now_ms();
+	r->sent[r->nsent++] = bench_now_ms();
 	if (write(r->master, &c, 1) != 1)
 		r->nsent--;
 }
@@ -254,10 +224,10 @@ static void key(struct run *r, char c)
  * key (after how many) that becomes S, then C (0: none). */
 static int drive(struct run *r, int (*done)(const struct run *), size_t at)
 {
-	double until = now_ms() + WAIT_MS, next = now_ms();
+	double until = bench_now_ms() + WAIT_MS, next = bench_now_ms();
 
 	while (!done(r)) {
-		double t = now_ms();
+		double t = bench_now_ms();
 
 		if (t > until)
 			return -1;
@@ -271,7 +241,7 @@ static int drive(struct run *r, int (*done)(const struct run *), size_t at)
 			                           : 'j');
 			next += KEY_MS;
 		}
-		pump(r, (int)(next - now_ms()));
+		pump(r, (int)(next - bench_now_ms()));
 	}
 	return 0;
 }
@@ -279,10 +249,10 @@ static int drive(struct run *r, int (*done)(const struct run *), size_t at)
 /* Pumps until done(r) or WAIT_MS, sending nothing. */
 static int wait_for(struct run *r, int (*done)(const struct run *))
 {
-	double until = now_ms() + WAIT_MS;
+	double until = bench_now_ms() + WAIT_MS;
 
 	while (!done(r)) {
-		if (now_ms() > until)
+		if (bench_now_ms() > until)
 			return -1;
 		pump(r, 50);
 	}
@@ -338,25 +308,18 @@ static void stop(struct run *r)
 	wait(&st);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Worst and median of keys [from, r->nsent): a key not drawn yet counts
  * as waiting until now (a viewer that never answers is not fast). */
 static void figures(const struct run *r, size_t from, double *worst,
                     double *median, double *p99, size_t *over)
 {
 	static double v[MAX_KEYS];
-	double t = now_ms();
+	double t = bench_now_ms();
 	size_t n = 0;
 
 	for (size_t i = from; i < r->nsent; i++)
 		v[n++] = i < r->ndrawn ? r->lat[i] : t - r->sent[i];
-	qsort(v, n, sizeof(*v), cmp_double);
+	bench_sort(v, n);
 	*worst = n ? v[n - 1] : 0;
 	*median = n ? v[n / 2] : 0;
 	*p99 = n ? v[n * 99 / 100] : 0;
@@ -430,10 +393,10 @@ static int minute(const char *self, const char *stacks, const char *tasks,
 	    wait_for(&r, drawn) || wait_for(&r, history_full))
 		return -1;
 	c0 = cpu_ns(r.pid);
-	t0 = now_ms();
-	for (until = t0 + secs * 1e3; now_ms() < until;)
+	t0 = bench_now_ms();
+	for (until = t0 + secs * 1e3; bench_now_ms() < until;)
 		pump(&r, 100);
-	*cpu = 100 * (cpu_ns(r.pid) - c0) / ((now_ms() - t0) * 1e6);
+	*cpu = 100 * (cpu_ns(r.pid) - c0) / ((bench_now_ms() - t0) * 1e6);
 	*rss = status_kib(r.pid, "VmRSS") / 1024;
 	*hwm = status_kib(r.pid, "VmHWM") / 1024;
 	stop(&r);

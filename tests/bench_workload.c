@@ -84,6 +84,35 @@ void bench_workload_free(struct bench_workload *w)
 	memset(w, 0, sizeof(*w));
 }
 
+void bench_bulk_init(struct bench_bulk *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->frames[0].ptr = "bench::main";
+	b->frames[0].len = strlen(b->frames[0].ptr);
+	b->frames[1].ptr = b->mid;
+	b->frames[2].ptr = b->leaf;
+	b->s.frames = b->frames;
+	b->s.depth = 3;
+	b->s.task.ptr = "worker";
+	b->s.task.len = 6;
+	b->s.tasks = 1;
+}
+
+const struct asynctop_sample *bench_bulk_sample(struct bench_bulk *b,
+                                                unsigned long i)
+{
+	b->frames[1].len =
+	    (size_t)snprintf(b->mid, sizeof(b->mid), "bench::pool_%lu", i % 97);
+	b->frames[2].len =
+	    (size_t)snprintf(b->leaf, sizeof(b->leaf), "bench::task_%lu", i);
+	b->s.idle_ns = 1000000u * (i % 1000 + 1);
+	b->s.busy_ns = 1000u * (i % 777 + 1);
+	b->s.scheduled_ns = 100u * (i % 555 + 1);
+	b->s.polls = i % 50 + 1;
+	b->s.wakes = i % 40 + 1;
+	return &b->s;
+}
+
 void bench_meta(struct window_meta *meta)
 {
 	static const char *const comments[] = { "asynctop bench" };
@@ -127,9 +156,14 @@ static int cmp_double(const void *a, const void *b)
 	return (*x > *y) - (*x < *y);
 }
 
-double bench_median(double *t, size_t n)
+void bench_sort(double *t, size_t n)
 {
 	qsort(t, n, sizeof(*t), cmp_double);
+}
+
+double bench_median(double *t, size_t n)
+{
+	bench_sort(t, n);
 	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 

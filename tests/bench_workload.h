@@ -1,11 +1,13 @@
 /* The workload the benchmarks share (make bench): 100,000 samples,
  * drawn with splitmix64 from seed 0x5EED in the same order as
- * tests/bench/gobench regenerates them in Go, plus the timing helpers. */
+ * tests/bench/gobench regenerates them in Go, the live viewer's windows of
+ * N distinct stacks, plus the timing helpers. */
 #ifndef ASYNCTOP_TESTS_BENCH_WORKLOAD_H
 #define ASYNCTOP_TESTS_BENCH_WORKLOAD_H
 
 #include <stddef.h>
 
+#include "adapters/asynctop.h"
 #include "model/sample.h"
 #include "model/status.h"
 #include "model/window.h"
@@ -40,6 +42,24 @@ void bench_workload_generate(struct bench_workload *w);
 /* Frees what bench_workload_generate allocated; w may be all NULL. */
 void bench_workload_free(struct bench_workload *w);
 
+/* The samples of the live viewer's benchmarks (windows of N distinct
+ * stacks): sample i is one task ("worker") on the three-frame stack
+ * bench::main, bench::pool_(i % 97), bench::task_i (root first), each
+ * figure a function of i.  Only the public producer API: no link needed. */
+struct bench_bulk {
+	char mid[32], leaf[40];
+	struct asynctop_str frames[3];
+	struct asynctop_sample s;
+};
+
+/* Makes b ready for bench_bulk_sample: what every sample shares is set
+ * once, out of the producers' loops. */
+void bench_bulk_init(struct bench_bulk *b);
+/* Sample i, ready for asynctop_window_add; it points into b (made ready by
+ * bench_bulk_init) and is valid until the next call on b. */
+const struct asynctop_sample *bench_bulk_sample(struct bench_bulk *b,
+                                                unsigned long i);
+
 /* Sets *meta to the workload's window metadata (the values gobench writes:
  * start time, duration, one comment).  The comment is static storage. */
 void bench_meta(struct window_meta *meta);
@@ -59,6 +79,9 @@ void bench_print_workload(int runs);
 
 /* Milliseconds on the monotonic clock, from an arbitrary origin. */
 double bench_now_ms(void);
+
+/* Sorts the n timings in t in ascending order. */
+void bench_sort(double *t, size_t n);
 
 /* The median of the n (at least 1) timings in t; sorts t in place. */
 double bench_median(double *t, size_t n);

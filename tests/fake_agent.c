@@ -14,6 +14,7 @@
 
 #include "adapters/asyncio.h"
 #include "adapters/wire.h"
+#include "tests/adapter_util.h"
 #include "tests/util.h"
 
 void agent_stale_at(const char *path)
@@ -442,14 +443,8 @@ void agent_drive(const char *endpoint, uint64_t window, uint64_t refresh,
 	wo.max_windows = max;
 	ck_assert_int_eq(worker_start(a, &wo, &w), STATUS_OK);
 	while (!done) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
+		struct worker_msg *m = au_wait_msg(w, 30);
 
-		if (worker_read(w, &m) != STATUS_OK) {
-			ck_assert_msg(poll(&p, 1, 30000) > 0,
-			              "no message from the worker within 30 s");
-			continue;
-		}
 		done = m->kind == WORKER_DONE;
 		if (!done)
 			keep(r, m);
@@ -504,4 +499,17 @@ void agent_first_reply(struct buf *b)
 void agent_hello_ok(struct agent *g)
 {
 	put_hello_ok(agent_step(g, AGENT_REPLY), 1, 4242);
+}
+
+void agent_drive_to_error(void (*build)(struct agent *g), struct agent_run *r)
+{
+	struct agent g;
+
+	agent_init(&g);
+	build(&g);
+	agent_start(&g);
+	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, r);
+	agent_fini(&g);
+	ck_assert_uint_eq(r->n, 1);
+	ck_assert_int_eq(r->m[0].kind, WORKER_ERROR);
 }

@@ -161,4 +161,9 @@ struct agent_run {
 void agent_drive(const char *endpoint, uint64_t window, uint64_t refresh,
                  uint64_t max, uint64_t reply_timeout, struct agent_run *r);
 
+/* The hostile-agent cases: a fresh agent whose steps build makes, driven
+ * for one window of 1 ms (2 s reply timeout), must end in exactly one
+ * message, an error; it is r->m[0], for the caller to check. */
+void agent_drive_to_error(void (*build)(struct agent *g), struct agent_run *r);
+
 #endif

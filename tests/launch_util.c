@@ -1,14 +1,13 @@
 /* Helpers of the launcher's end-to-end suites (test_launch.c,
- * test_launch_life.c): the real binary started on the small programs of
- * tests/data/launch/ in a private directory, its events, and checks that
- * the program and its launch directory are gone. */
+ * test_launch_life.c, test_endpoint_stale.c): the real binary started on
+ * the small programs of tests/data/launch/ in a private directory, its
+ * events, and checks that the program and its launch directory are gone. */
 #include "tests/launch_util.h"
 
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,43 +224,64 @@ void lu_with_command(const char **argv, size_t size, const char *const *cmd)
 	argv[n] = NULL;
 }
 
+bool lu_record(struct lu_run *r, const char *test, const char *const *cmd,
+               const char *const *extra)
+{
+	const char *argv[32];
+
+	if (!lu_can_run(test))
+		return false;
+	lu_with_command(argv, 32, cmd);
+	lu_init(r);
+	lu_run_bin(r, argv, extra);
+	return true;
+}
+
+void lu_assert_exit_ok(const struct lu_run *r)
+{
+	ck_assert_msg(r->p.code == 0, "exit %d: %s", r->p.code, r->p.err.data);
+}
+
+long lu_announced_pid(const struct lu_run *r)
+{
+	long pid = lu_event_pid(r, "announced");
+
+	ck_assert_int_eq(pid, lu_event_pid(r, "launched"));
+	return pid;
+}
+
+/* What lu_wait_event waits for: a line starting with word. */
+struct event_word {
+	const char *word;
+	long *value; /* the number after word, when not NULL */
+};
+
+/* A tu_seen_fn: a whole line starting with ctx's word arrived. */
+static bool has_event(const char *text, const void *ctx)
+{
+	const struct event_word *e = ctx;
+	const char *at;
+
+	for (at = text; (at = strstr(at, e->word)) != NULL; at++) {
+		if ((at == text || at[-1] == '\n') && strchr(at, '\n')) {
+			if (e->value)
+				*e->value =
+				    strtol(at + strlen(e->word), NULL, 10);
+			return true;
+		}
+	}
+	return false;
+}
+
 bool lu_wait_event(int fd, struct buf *seen, const char *word, long *value)
 {
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		char chunk[256];
-		const char *at;
-		ssize_t k;
+	const struct event_word e = { .word = word, .value = value };
 
-		lu_text(seen);
-		for (at = seen->data; at && (at = strstr(at, word)) != NULL;
-		     at++) {
-			if ((at == seen->data || at[-1] == '\n') &&
-			    strchr(at, '\n')) {
-				if (value)
-					*value =
-					    strtol(at + strlen(word), NULL, 10);
-				return true;
-			}
-		}
-		if (poll(&p, 1, LIMIT_S * 1000) <= 0)
-			return false;
-		k = read(fd, chunk, sizeof(chunk));
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k <= 0)
-			return false;
-		buf_add(seen, chunk, (size_t)k);
-	}
+	return tu_read_until(fd, seen, has_event, &e, LIMIT_S);
 }
 
 int lu_events_fifo(struct lu_run *r, char *path, size_t size)
 {
-	int fd;
-
 	lu_in_dir(path, size, r, ".fifo");
-	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	fd = open(path, O_RDONLY | O_NONBLOCK);
-	ck_assert_int_ge(fd, 0);
-	return fd;
+	return tu_fifo_open(path);
 }

@@ -55,6 +55,16 @@ void lu_assert_gone(long pid);
 int lu_reap(long pid);
 /* "asynctop record -w 1 -n 1 -f text -o - --" and cmd into argv. */
 void lu_with_command(const char **argv, size_t size, const char *const *cmd);
+/* The opening of most record tests: false (with a printed reason) when test
+ * cannot run here; else r is made fresh (lu_init) and asynctop has run to
+ * its end, as lu_with_command makes it, on cmd (NULL-terminated, borrowed)
+ * with the settings extra (as lu_start's; may be NULL). */
+bool lu_record(struct lu_run *r, const char *test, const char *const *cmd,
+               const char *const *extra);
+/* asynctop exited 0; else the test fails with the exit and its stderr. */
+void lu_assert_exit_ok(const struct lu_run *r);
+/* The pid in the "announced" event, checked to be the one "launched". */
+long lu_announced_pid(const struct lu_run *r);
 /* Makes the FIFO r->dir/.fifo and opens it for reading (non-blocking). */
 int lu_events_fifo(struct lu_run *r, char *path, size_t size);
 /* Reads events from fd into seen until a whole line starting with word

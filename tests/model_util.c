@@ -50,6 +50,25 @@ enum status tm_add_m(struct model *m, const char *stack, const char *task,
 	return model_add(m, &s);
 }
 
+void tm_add_frames(struct model *m, const char *const *frames, size_t max,
+                   const char *task, const uint64_t *v, uint64_t tasks)
+{
+	struct strview fr[MAXF];
+	struct sample s;
+
+	ck_assert_uint_le(max, MAXF);
+	memset(&s, 0, sizeof(s));
+	while (s.depth < max && frames[s.depth]) {
+		fr[s.depth] = sv_c(frames[s.depth]);
+		s.depth++;
+	}
+	s.frames = fr;
+	s.task = sv_c(task);
+	s.tasks = tasks;
+	memcpy(s.m.v, v, sizeof(s.m.v));
+	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+}
+
 enum status tm_add_p(struct model *m, const char *stack, const char *parked,
                      const char *task, uint64_t v, const struct extras *x)
 {

@@ -1,5 +1,6 @@
-/* Helpers shared by the model tests: samples from "a;b;c" text, a model
- * with chosen limits, and a window compared as text. */
+/* Helpers shared by the model tests: samples from "a;b;c" text or from
+ * frames one by one, a model with chosen limits, and a window compared as
+ * text. */
 #ifndef ASYNCTOP_TESTS_MODEL_UTIL_H
 #define ASYNCTOP_TESTS_MODEL_UTIL_H
 
@@ -14,6 +15,11 @@ struct metrics tm_vals(uint64_t v);
  * 64), task, values and task count; returns model_add's status. */
 enum status tm_add_m(struct model *m, const char *stack, const char *task,
                      struct metrics v, uint64_t tasks);
+/* model_add of one sample whose frames are given one by one: frames[0 ..
+ * max) root first, ending early at a NULL (at most 64); task, values v[0 ..
+ * METRIC_COUNT) and task count; fails the test unless it is added. */
+void tm_add_frames(struct model *m, const char *const *frames, size_t max,
+                   const char *task, const uint64_t *v, uint64_t tasks);
 /* tm_add with a parked-at stack "root;...;leaf" (NULL: not given) and
  * optional figures x (NULL: none known). */
 enum status tm_add_p(struct model *m, const char *stack, const char *parked,

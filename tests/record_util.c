@@ -4,7 +4,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,13 +208,14 @@ void rt_run_main(struct rt_run *r, const char *const *argv, enum toy_mode mode)
 
 int rt_events_fifo(const struct rt_run *r, char *fifo, size_t size)
 {
-	int fd;
-
 	rt_path(fifo, size, r, ".events");
-	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-	fd = open(fifo, O_RDONLY | O_NONBLOCK);
-	ck_assert_int_ge(fd, 0);
-	return fd;
+	return tu_fifo_open(fifo);
+}
+
+/* A tu_seen_fn: ctx (a string ending in a newline) is in the text. */
+static bool has_line(const char *text, const void *ctx)
+{
+	return strstr(text, ctx) != NULL;
 }
 
 bool rt_wait_event(int fd, struct buf *seen, const char *want)
@@ -224,24 +224,7 @@ bool rt_wait_event(int fd, struct buf *seen, const char *want)
 	int n = snprintf(line, sizeof(line), "%s\n", want);
 
 	ck_assert(n > 0 && (size_t)n < sizeof(line));
-	for (;;) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		char chunk[512];
-		ssize_t k;
-
-		buf_cstr(seen);
-		if (seen->len && (strncmp(seen->data, line, (size_t)n) == 0 ||
-		                  strstr(seen->data, line) != NULL))
-			return true;
-		if (poll(&p, 1, CHILD_LIMIT_S * 1000) <= 0)
-			return false;
-		k = read(fd, chunk, sizeof(chunk));
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k <= 0)
-			return false;
-		buf_add(seen, chunk, (size_t)k);
-	}
+	return tu_read_until(fd, seen, has_line, line, CHILD_LIMIT_S);
 }
 
 void rt_events_open(struct rt_events *e, const struct rt_run *r)

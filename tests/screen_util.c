@@ -8,8 +8,10 @@
 #include <time.h>
 
 #include "encode/utf8.h"
+#include "model/model.h"
 #include "tests/util.h"
 #include "tui/screen_dump.h"
+#include "tui/view.h"
 
 void su_commit(struct app *a, const struct su_row *rows, size_t n,
                int64_t start)
@@ -149,4 +151,33 @@ void su_ascii_check(struct app *a, size_t cols, size_t rows, const char *what)
 	              c.data, u.data);
 	buf_fini(&u);
 	buf_fini(&c);
+}
+
+void su_screen(struct app *a, size_t cols, size_t rows, struct buf *out)
+{
+	buf_reset(out);
+	ck_assert_int_eq(screen_dump(a, cols, rows, out), STATUS_OK);
+	buf_cstr(out);
+}
+
+void su_select_leaf(struct app *a, const char *leaf)
+{
+	const struct window *w = app_shown(a);
+	struct buf out;
+
+	for (size_t pos = 0; pos < a->v.order.n; pos++) {
+		size_t depth = 0;
+		const uint32_t *f = model_stack(
+		    a->m, w->rows[view_row_at(&a->v, pos)].stack, &depth);
+		struct strview name = model_frame(a->m, f[depth - 1]);
+
+		if (name.len >= strlen(leaf) &&
+		    !memcmp(name.ptr, leaf, strlen(leaf))) {
+			view_select(&a->v, pos);
+			return;
+		}
+	}
+	buf_init(&out);
+	su_screen(a, 200, 30, &out);
+	ck_abort_msg("no row with the leaf %s:\n%s", leaf, out.data);
 }

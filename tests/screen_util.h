@@ -1,12 +1,14 @@
 /* Helpers of the headless screen tests: an app at pinned settings, windows
- * committed from tables of rows, and golden screens under
- * tests/data/screens (ASYNCTOP_UPDATE_GOLDEN=1 rewrites them). */
+ * committed from tables of rows, the screen as text, a row selected by its
+ * leaf, and golden screens under tests/data/screens
+ * (ASYNCTOP_UPDATE_GOLDEN=1 rewrites them). */
 #ifndef ASYNCTOP_TESTS_SCREEN_UTIL_H
 #define ASYNCTOP_TESTS_SCREEN_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/buf.h"
 #include "model/metric.h"
 #include "tui/app.h"
 
@@ -43,6 +45,14 @@ void su_commit(struct app *a, const struct su_row *rows, size_t n,
 /* su_commit with more[i] (NULL: none) beside rows[i]. */
 void su_commit_more(struct app *a, const struct su_row *rows,
                     const struct su_more *more, size_t n, int64_t start);
+
+/* a's screen as text at cols x rows into out (initialised; reset first),
+ * a C string; fails the test when it cannot be drawn. */
+void su_screen(struct app *a, size_t cols, size_t rows, struct buf *out);
+
+/* Selects the table row whose stack's leaf starts with leaf; fails the
+ * test, showing the screen, when no row has it. */
+void su_select_leaf(struct app *a, const char *leaf);
 
 /* Renders a at cols x rows 2.6 s into the window, checks that it is valid
  * UTF-8 without control bytes, and compares it with

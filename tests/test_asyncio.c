@@ -3,7 +3,6 @@
  * timeouts, deep stacks, and every allocation failing in turn. */
 #include <check.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "adapters/worker.h"
 #include "model/alloc.h"
 #include "model/buf.h"
+#include "tests/adapter_util.h"
 #include "tests/fake_agent.h"
 #include "tests/util.h"
 
@@ -421,13 +421,8 @@ static void torture_run(const char *path)
 		return;
 	}
 	while (!done) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
+		struct worker_msg *m = au_wait_msg(w, 30);
 
-		if (worker_read(w, &m) != STATUS_OK) {
-			ck_assert(poll(&p, 1, 30000) > 0);
-			continue;
-		}
 		done = m->kind == WORKER_DONE;
 		worker_msg_free(m);
 	}
@@ -466,6 +461,44 @@ static void frame_in(struct aio *p, const struct buf *b)
 	wire_init(&p->w, b->data + 16, b->len - 16);
 }
 
+/* The reader p takes a STRINGS frame of the n strings s (put in b, reset
+ * first), which it must accept; likewise STACKS and TASKS (whose count
+ * is returned). */
+static void take_strings(struct aio *p, struct buf *b, const struct fstr *s,
+                         size_t n)
+{
+	struct failure f;
+
+	buf_reset(b);
+	put_strings(b, 2, s, n);
+	frame_in(p, b);
+	ck_assert_int_eq(aio_take_strings(p, &f), STATUS_OK);
+}
+
+static void take_stacks(struct aio *p, struct buf *b, const struct fstack *s,
+                        size_t n)
+{
+	struct failure f;
+
+	buf_reset(b);
+	put_stacks(b, 2, s, n);
+	frame_in(p, b);
+	ck_assert_int_eq(aio_take_stacks(p, &f), STATUS_OK);
+}
+
+static uint64_t take_tasks(struct aio *p, struct buf *b, const struct ftask *t,
+                           size_t n)
+{
+	struct failure f;
+	uint64_t got = 0;
+
+	buf_reset(b);
+	put_tasks(b, 2, t, n);
+	frame_in(p, b);
+	ck_assert_int_eq(aio_take_tasks(p, &got, &f), STATUS_OK);
+	return got;
+}
+
 /* A task's parked-at stack and the figures beside the five, straight from
  * decoded frames: a waiting task with no waker, then a running one whose
  * step is still going at the window's end. */
@@ -480,7 +513,6 @@ START_TEST(asyncio_parked_and_extras)
 	struct ftask t[2] = { agent_task_a0, agent_task_b0 };
 	struct aio p;
 	struct buf b;
-	struct failure f;
 	struct sample s;
 	uint64_t n = 0;
 
@@ -492,25 +524,11 @@ START_TEST(asyncio_parked_and_extras)
 	t[0].max_step = MSs(40);
 	t[1].max_step = MSs(20);
 	buf_init(&b);
-	put_strings(&b, 2, agent_strs, 6);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_strings(&b, 2, more, 3);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_stacks(&b, 2, agent_stacks, 2);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_stacks(&b, 2, &parked, 1);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_tasks(&b, 2, t, 2);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_tasks(&p, &n, &f), STATUS_OK);
+	take_strings(&p, &b, agent_strs, 6);
+	take_strings(&p, &b, more, 3);
+	take_stacks(&p, &b, agent_stacks, 2);
+	take_stacks(&p, &b, &parked, 1);
+	n = take_tasks(&p, &b, t, 2);
 	ck_assert_uint_eq(n, 2);
 
 	ck_assert_int_eq(aio_task_sample(&p, 0, MSs(1000), &s), STATUS_OK);
@@ -563,30 +581,17 @@ START_TEST(asyncio_dropped_frames)
 	struct ftask t = agent_task_a0;
 	struct aio p;
 	struct buf b;
-	struct failure f;
 	struct sample s;
-	uint64_t n = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.fd = -1;
 	t.stack = 3;
 	t.parked = 4;
 	buf_init(&b);
-	put_strings(&b, 2, agent_strs, 6);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_strings(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_stacks(&b, 2, agent_stacks, 2);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_stacks(&b, 2, deep, 3);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_stacks(&p, &f), STATUS_OK);
-	buf_reset(&b);
-	put_tasks(&b, 2, &t, 1);
-	frame_in(&p, &b);
-	ck_assert_int_eq(aio_take_tasks(&p, &n, &f), STATUS_OK);
+	take_strings(&p, &b, agent_strs, 6);
+	take_stacks(&p, &b, agent_stacks, 2);
+	take_stacks(&p, &b, deep, 3);
+	(void)take_tasks(&p, &b, &t, 1);
 
 	/* the own frames are kept, the cut and the parent's frame above it
 	 * are counted: 128 + 9 872 = 10 000 */

@@ -18,6 +18,25 @@ struct bad {
 	const char *detail;
 };
 
+/* The hello answered; returns the reply to the first read (request 2),
+ * empty, for the caller to fill. */
+static struct buf *first_read(struct agent *g)
+{
+	agent_hello_ok(g);
+	return agent_step(g, AGENT_REPLY);
+}
+
+/* The first reply with task t instead of task A. */
+static void reply_with(struct agent *g, const struct ftask *t)
+{
+	struct buf *b = first_read(g);
+
+	put_strings(b, 2, agent_strs, 6);
+	put_stacks(b, 2, agent_stacks, 2);
+	put_tasks(b, 2, t, 1);
+	put_end(b, 2, SEC, 1, 1, 0);
+}
+
 static void bad_magic(struct agent *g)
 {
 	(void)buf_adds(agent_step(g, AGENT_REPLY), "HTTP/1.1 400 Bad\r\n\r\n");
@@ -33,11 +52,9 @@ static void bad_version(struct agent *g)
 
 static void oversized(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, ASYNCIO_TASKS, 2, &at);
 	fr_end(b, at);
 	b->data[at + 10] = 0x20; /* 2 MiB */
@@ -45,22 +62,18 @@ static void oversized(struct agent *g)
 
 static void unknown_type(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, 0x42, 2, &at);
 	fr_end(b, at);
 }
 
 static void count_past_end(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, ASYNCIO_STRINGS, 2, &at);
 	(void)wire_put_u32(b, 1000);
 	(void)wire_put_u32(b, 1);
@@ -71,25 +84,17 @@ static void count_past_end(struct agent *g)
 
 static void string_undefined(struct agent *g)
 {
-	struct buf *b;
 	struct ftask t = agent_task_a0;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
-	put_strings(b, 2, agent_strs, 6);
-	put_stacks(b, 2, agent_stacks, 2);
 	t.name = 99;
-	put_tasks(b, 2, &t, 1);
-	put_end(b, 2, SEC, 1, 1, 0);
+	reply_with(g, &t);
 }
 
 static void stack_cycle(struct agent *g)
 {
 	static const struct fstack cyc = { 2, 2, 1, { 1 }, 0 };
-	struct buf *b;
+	struct buf *b = first_read(g);
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	put_strings(b, 2, agent_strs, 6);
 	put_stacks(b, 2, &cyc, 1);
 }
@@ -97,10 +102,8 @@ static void stack_cycle(struct agent *g)
 static void stack_too_deep(struct agent *g)
 {
 	static const struct fstack deep = { 1, 0, 129, { 1, 2, 3, 4 }, 0 };
-	struct buf *b;
+	struct buf *b = first_read(g);
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	put_strings(b, 2, agent_strs, 6);
 	put_stacks(b, 2, &deep, 1);
 }
@@ -108,21 +111,17 @@ static void stack_too_deep(struct agent *g)
 static void stack_parent_missing(struct agent *g)
 {
 	static const struct fstack orphan = { 7, 3, 1, { 1 }, 0 };
-	struct buf *b;
+	struct buf *b = first_read(g);
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	put_strings(b, 2, agent_strs, 6);
 	put_stacks(b, 2, &orphan, 1);
 }
 
 static void string_too_long(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, ASYNCIO_STRINGS, 2, &at);
 	(void)wire_put_u32(b, 1);
 	(void)wire_put_u32(b, 1);
@@ -132,24 +131,20 @@ static void string_too_long(struct agent *g)
 
 static void string_twice(struct agent *g)
 {
-	agent_hello_ok(g);
-	put_strings(agent_step(g, AGENT_REPLY), 2, agent_strs, 2);
+	put_strings(first_read(g), 2, agent_strs, 2);
 	put_strings(&g->step[g->nsteps - 1].out, 2, agent_strs + 1, 1);
 }
 
 static void end_miscount(struct agent *g)
 {
-	agent_hello_ok(g);
-	put_end(agent_step(g, AGENT_REPLY), 2, SEC, 5, 1, 0);
+	put_end(first_read(g), 2, SEC, 5, 1, 0);
 }
 
 static void end_short(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, ASYNCIO_END, 2, &at);
 	(void)wire_put_u64(b, SEC);
 	fr_end(b, at);
@@ -168,17 +163,14 @@ static void refused_uid(struct agent *g)
 
 static void wrong_seq(struct agent *g)
 {
-	agent_hello_ok(g);
-	put_end(agent_step(g, AGENT_REPLY), 9, SEC, 0, 1, 0);
+	put_end(first_read(g), 9, SEC, 0, 1, 0);
 }
 
 static void record_size(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	size_t at;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	fr_begin(b, ASYNCIO_TASKS, 2, &at);
 	(void)wire_put_u32(b, 0);
 	(void)wire_put_u32(b, 100);
@@ -187,11 +179,9 @@ static void record_size(struct agent *g)
 
 static void done_without_end(struct agent *g)
 {
-	struct buf *b;
+	struct buf *b = first_read(g);
 	struct ftask t = agent_task_a0;
 
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
 	put_strings(b, 2, agent_strs, 6);
 	put_stacks(b, 2, agent_stacks, 2);
 	t.state = 4;
@@ -222,19 +212,6 @@ static void endless_slices(struct agent *g)
 {
 	agent_hello_ok(g);
 	(void)agent_step(g, AGENT_MORE);
-}
-
-/* The first reply with task t instead of task A. */
-static void reply_with(struct agent *g, const struct ftask *t)
-{
-	struct buf *b;
-
-	agent_hello_ok(g);
-	b = agent_step(g, AGENT_REPLY);
-	put_strings(b, 2, agent_strs, 6);
-	put_stacks(b, 2, agent_stacks, 2);
-	put_tasks(b, 2, t, 1);
-	put_end(b, 2, SEC, 1, 1, 0);
 }
 
 static void parked_undefined(struct agent *g)
@@ -358,19 +335,12 @@ static const struct bad bads[] = {
 START_TEST(asyncio_hostile)
 {
 	const struct bad *x = &bads[_i];
-	struct agent g;
 	static struct agent_run r;
 
-	agent_init(&g);
-	x->build(&g);
-	agent_start(&g);
-	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, &r);
-	ck_assert_uint_eq(r.n, 1);
-	ck_assert_int_eq(r.m[0].kind, WORKER_ERROR);
+	agent_drive_to_error(x->build, &r);
 	ck_assert_msg(r.m[0].st == x->st, "%s: %s, not %s", x->name,
 	              status_name(r.m[0].st), status_name(x->st));
 	ck_assert_str_eq(r.m[0].detail, x->detail);
-	agent_fini(&g);
 }
 END_TEST
 

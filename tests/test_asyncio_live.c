@@ -18,6 +18,7 @@
 
 #include "adapters/asyncio.h"
 #include "adapters/worker.h"
+#include "tests/adapter_util.h"
 #include "tests/util.h"
 
 extern char **environ;
@@ -216,14 +217,8 @@ static struct worker_msg *await_msg(struct worker *w, enum worker_msg_kind k,
                                     uint64_t index)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
+		struct worker_msg *m = au_wait_msg(w, 60);
 
-		if (worker_read(w, &m) != STATUS_OK) {
-			ck_assert_msg(poll(&p, 1, 60000) > 0,
-			              "no message from the worker within 60 s");
-			continue;
-		}
 		ck_assert_msg(m->kind != WORKER_ERROR, "window %llu: %s: %s",
 		              (unsigned long long)m->index,
 		              status_name(m->err.st), m->err.detail);

@@ -119,19 +119,12 @@ static const struct bad bads[] = {
 START_TEST(asyncio_retire_hostile)
 {
 	const struct bad *x = &bads[_i];
-	struct agent g;
 	static struct agent_run r;
 
-	agent_init(&g);
-	x->build(&g);
-	agent_start(&g);
-	agent_drive(g.path, MSEC, 10 * SEC, 1, 2 * SEC, &r);
-	ck_assert_uint_eq(r.n, 1);
-	ck_assert_int_eq(r.m[0].kind, WORKER_ERROR);
+	agent_drive_to_error(x->build, &r);
 	ck_assert_msg(r.m[0].st == STATUS_MALFORMED, "%s: %s", x->name,
 	              status_name(r.m[0].st));
 	ck_assert_str_eq(r.m[0].detail, x->detail);
-	agent_fini(&g);
 }
 END_TEST
 

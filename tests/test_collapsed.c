@@ -8,6 +8,7 @@
 #include "model/alloc.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/model_util.h"
 #include "tests/util.h"
 
 /* A sample of the fixture: frames root first, NULL-terminated. */
@@ -76,23 +77,6 @@ static const char *const golden[METRIC_COUNT] = {
 	                 "app:main:88;pool:worker:42 4\n",
 };
 
-static void add_sample(struct model *m, const struct fx_sample *f)
-{
-	struct strview frames[4];
-	struct sample s;
-
-	memset(&s, 0, sizeof(s));
-	while (s.depth < 4 && f->frames[s.depth]) {
-		frames[s.depth] = sv_c(f->frames[s.depth]);
-		s.depth++;
-	}
-	s.frames = frames;
-	s.task = sv_c(f->task);
-	memcpy(s.m.v, f->v, sizeof(s.m.v));
-	s.tasks = 1;
-	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
-}
-
 static const struct window *build(struct model **m, const struct fx_sample *f,
                                   size_t n)
 {
@@ -104,7 +88,8 @@ static const struct window *build(struct model **m, const struct fx_sample *f,
 	ck_assert_int_eq(model_new(NULL, m), STATUS_OK);
 	ck_assert_int_eq(model_begin(*m), STATUS_OK);
 	for (size_t i = 0; i < n; i++)
-		add_sample(*m, &f[i]);
+		tm_add_frames(*m, f[i].frames, ARRAY_SIZE(f[i].frames),
+		              f[i].task, f[i].v, 1);
 	ck_assert_int_eq(model_commit(*m, &meta, &w), STATUS_OK);
 	ck_assert_ptr_nonnull(w);
 	return w;

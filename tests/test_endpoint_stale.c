@@ -107,18 +107,16 @@ END_TEST
 START_TEST(stale_fork_socket_goes_with_the_launch_dir)
 {
 	char app[4200];
-	const char *cmd[] = { "python3", app, NULL }, *argv[32];
+	const char *cmd[] = { "python3", app, NULL };
 	struct lu_run r;
 	long fork_pid;
 	int status;
 
-	if (!lu_can_run("stale_fork_socket_goes_with_the_launch_dir"))
-		return;
 	lu_data(app, sizeof(app), "forks.py");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	if (!lu_record(&r, "stale_fork_socket_goes_with_the_launch_dir", cmd,
+	               NULL))
+		return;
+	lu_assert_exit_ok(&r);
 	fork_pid = lu_event_pid(&r, "listed");
 	ck_assert_int_gt(fork_pid, 0);
 	status = lu_reap(fork_pid);

@@ -24,19 +24,15 @@
 START_TEST(launch_script)
 {
 	char app[4200], want[128];
-	const char *cmd[] = { "python3", app, NULL }, *argv[32];
+	const char *cmd[] = { "python3", app, NULL };
 	struct lu_run r;
 	long pid;
 
-	if (!lu_can_run("launch_script"))
-		return;
 	lu_data(app, sizeof(app), "app.py");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
-	pid = lu_event_pid(&r, "announced");
-	ck_assert_int_eq(pid, lu_event_pid(&r, "launched"));
+	if (!lu_record(&r, "launch_script", cmd, NULL))
+		return;
+	lu_assert_exit_ok(&r);
+	pid = lu_announced_pid(&r);
 	snprintf(want, sizeof(want), "source: asyncio pid %ld", pid);
 	ck_assert_ptr_nonnull(strstr(r.p.out.data, want));
 	/* app.py's tasks, spawned in its main() */
@@ -56,22 +52,18 @@ END_TEST
 START_TEST(launch_module)
 {
 	char dir[4200], pp[4300];
-	const char *cmd[] = { "python3", "-m", "pkg", NULL }, *argv[32];
+	const char *cmd[] = { "python3", "-m", "pkg", NULL };
 	const char *extra[] = { pp, NULL };
 	struct lu_run r;
 	long pid;
 
-	if (!lu_can_run("launch_module"))
-		return;
 	/* the program's own PYTHONPATH is kept, after the agent's */
 	tu_data_path(dir, sizeof(dir), "launch");
 	snprintf(pp, sizeof(pp), "PYTHONPATH=%s", dir);
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, extra);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
-	pid = lu_event_pid(&r, "announced");
-	ck_assert_int_eq(pid, lu_event_pid(&r, "launched"));
+	if (!lu_record(&r, "launch_module", cmd, extra))
+		return;
+	lu_assert_exit_ok(&r);
+	pid = lu_announced_pid(&r);
 	ck_assert_ptr_nonnull(strstr(r.p.out.data, "pkg.__main__:main"));
 	lu_assert_gone(pid);
 	lu_fini(&r);
@@ -81,22 +73,18 @@ END_TEST
 START_TEST(launch_console_script)
 {
 	char sh[4200];
-	const char *cmd[] = { sh, NULL }, *argv[32];
+	const char *cmd[] = { sh, NULL };
 	struct lu_run r;
 	long pid;
 
-	if (!lu_can_run("launch_console_script"))
-		return;
 	lu_data(sh, sizeof(sh), "wrapper.sh");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	if (!lu_record(&r, "launch_console_script", cmd, NULL))
+		return;
+	lu_assert_exit_ok(&r);
 	/* the helper interpreter never announced: one announcement, from
 	 * the entry point's process (the shell exec'd it: same pid) */
 	ck_assert_uint_eq(lu_count_events(&r, "announced "), 1);
-	pid = lu_event_pid(&r, "announced");
-	ck_assert_int_eq(pid, lu_event_pid(&r, "launched"));
+	pid = lu_announced_pid(&r);
 	ck_assert_ptr_nonnull(strstr(r.p.out.data, "entry:main"));
 	ck_assert_ptr_null(strstr(r.p.err.data, "announced an agent too"));
 	lu_assert_gone(pid);
@@ -107,20 +95,16 @@ END_TEST
 START_TEST(launch_fork_listed)
 {
 	char app[4200], want[160];
-	const char *cmd[] = { "python3", app, NULL }, *argv[32];
+	const char *cmd[] = { "python3", app, NULL };
 	struct lu_run r;
 	long pid, fork_pid;
 	int status;
 
-	if (!lu_can_run("launch_fork_listed"))
-		return;
 	lu_data(app, sizeof(app), "forks.py");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
-	pid = lu_event_pid(&r, "announced");
-	ck_assert_int_eq(pid, lu_event_pid(&r, "launched"));
+	if (!lu_record(&r, "launch_fork_listed", cmd, NULL))
+		return;
+	lu_assert_exit_ok(&r);
+	pid = lu_announced_pid(&r);
 	fork_pid = lu_event_pid(&r, "listed");
 	ck_assert_int_gt(fork_pid, 0);
 	ck_assert_int_ne(fork_pid, pid);
@@ -141,14 +125,10 @@ END_TEST
 START_TEST(launch_no_such_command)
 {
 	const char *cmd[] = { "asynctop-no-such-command-here", NULL };
-	const char *argv[32];
 	struct lu_run r;
 
-	if (!lu_can_run("launch_no_such_command"))
+	if (!lu_record(&r, "launch_no_such_command", cmd, NULL))
 		return;
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
 	ck_assert_int_eq(r.p.code, 2);
 	ck_assert_msg(strstr(r.p.err.data, "cannot start "
 	                                   "asynctop-no-such-command-here: No "
@@ -163,15 +143,12 @@ END_TEST
 START_TEST(launch_exits_before_announcing)
 {
 	char app[4200];
-	const char *cmd[] = { "python3", app, NULL }, *argv[32];
+	const char *cmd[] = { "python3", app, NULL };
 	struct lu_run r;
 
-	if (!lu_can_run("launch_exits_before_announcing"))
-		return;
 	lu_data(app, sizeof(app), "early_exit.py");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, NULL);
+	if (!lu_record(&r, "launch_exits_before_announcing", cmd, NULL))
+		return;
 	ck_assert_int_eq(r.p.code, 3);
 	ck_assert_ptr_nonnull(
 	    strstr(r.p.err.data, "configuration error: no such database"));
@@ -191,17 +168,14 @@ END_TEST
 START_TEST(launch_never_announces)
 {
 	char app[4200];
-	const char *cmd[] = { "python3", app, NULL }, *argv[32];
+	const char *cmd[] = { "python3", app, NULL };
 	const char *extra[] = { "ASYNCTOP_ANNOUNCE_TIMEOUT=0.3", NULL };
 	struct lu_run r;
 	long pid;
 
-	if (!lu_can_run("launch_never_announces"))
-		return;
 	lu_data(app, sizeof(app), "no_asyncio.py");
-	lu_with_command(argv, 32, cmd);
-	lu_init(&r);
-	lu_run_bin(&r, argv, extra);
+	if (!lu_record(&r, "launch_never_announces", cmd, extra))
+		return;
 	ck_assert_int_eq(r.p.code, 3);
 	ck_assert_msg(
 	    strstr(
@@ -338,7 +312,7 @@ START_TEST(launch_discover_without_endpoint)
 	buf_init(&listed);
 	lu_init(&r);
 	lu_run_bin(&r, keep, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	a = lu_event_pid(&r, "announced");
 	lu_run_bin(&r, keep, NULL);
 	b = lu_event_pid(&r, "announced");
@@ -347,7 +321,7 @@ START_TEST(launch_discover_without_endpoint)
 		if (b > 0)
 			kill((pid_t)b, SIGKILL);
 	}
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	ck_assert(a > 0 && b > 0 && a != b);
 
 	lu_run_bin(&r, find, NULL);
@@ -375,8 +349,7 @@ START_TEST(launch_discover_without_endpoint)
 		tu_skip("launch_discover_without_endpoint (single)",
 		        "other live agents of this user are listed");
 	} else {
-		ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code,
-		              r.p.err.data);
+		lu_assert_exit_ok(&r);
 		snprintf(want, sizeof(want), "source: asyncio pid %ld", b);
 		ck_assert_msg(strstr(r.p.out.data, want) != NULL, "%s",
 		              r.p.out.data);
@@ -407,9 +380,8 @@ START_TEST(launch_viewer_log)
 	lu_data(app, sizeof(app), "app.py");
 	lu_init(&r);
 	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
-	pid = lu_event_pid(&r, "announced");
-	ck_assert_int_eq(pid, lu_event_pid(&r, "launched"));
+	lu_assert_exit_ok(&r);
+	pid = lu_announced_pid(&r);
 	ck_assert_int_eq(lu_event_pid(&r, "ended"), pid);
 	lu_assert_gone(pid);
 	p = strstr(r.p.err.data, " is in ");
@@ -449,10 +421,7 @@ START_TEST(launch_sigint_while_waiting)
 	lu_data(app, sizeof(app), "no_asyncio.py");
 	lu_with_command(argv, 32, cmd);
 	lu_init(&r);
-	lu_in_dir(fifo, sizeof(fifo), &r, ".fifo");
-	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-	fd = open(fifo, O_RDONLY | O_NONBLOCK);
-	ck_assert_int_ge(fd, 0);
+	fd = lu_events_fifo(&r, fifo, sizeof(fifo));
 	lu_start(&r, argv, NULL, ".fifo");
 	buf_init(&seen);
 	for (;;) {
@@ -520,7 +489,7 @@ static void check_chain(const char *python, bool user)
 		    tu_write_file(want, user_site, sizeof(user_site) - 1),
 		    STATUS_OK);
 	lu_run_bin(&r, argv, user ? extra : NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	ck_assert_ptr_nonnull(
 	    strstr(r.p.err.data, "chain: agent enabled=True"));
 	ck_assert_ptr_nonnull(

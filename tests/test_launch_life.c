@@ -113,7 +113,7 @@ START_TEST(life_record_exit_status)
 		return;
 	lu_init(&r);
 	run_to_end(&r, args, "exit", "1");
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	lu_data(app, sizeof(app), "ends.py");
 	snprintf(want, sizeof(want), "`python3 %s exit 1` exited with status 1",
 	         app);
@@ -149,7 +149,7 @@ START_TEST(life_record_killed_named_files)
 		return;
 	lu_init(&r);
 	run_to_end(&r, args, "signal", "SIGSEGV");
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	ck_assert_msg(strstr(r.p.err.data, "` was killed by SIGSEGV") != NULL,
 	              "%s", r.p.err.data);
 	assert_not_unreachable(r.p.err.data);
@@ -185,7 +185,7 @@ START_TEST(life_viewer_shows_the_end)
 		return;
 	lu_init(&r);
 	run_to_end(&r, args, "exit", "3");
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	ck_assert_msg(strstr(r.p.out.data, "exit 3` exited with status 3: "
 	                                   "ends: last words before exit 3"),
 	              "%s", r.p.out.data);
@@ -266,33 +266,13 @@ START_TEST(life_viewer_tmux_saves_after_the_end)
 }
 END_TEST
 
-/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
-static char proc_state(long pid)
-{
-	char path[64];
-	struct buf b;
-	const char *close;
-	char st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	buf_init(&b);
-	if (tu_read_file(path, &b) == STATUS_OK) {
-		lu_text(&b);
-		close = strrchr(b.data, ')');
-		if (close && close[1] == ' ')
-			st = close[2];
-	}
-	buf_fini(&b);
-	return st;
-}
-
 /* Waits (bounded) until pid is stopped, or no longer stopped. */
 static void expect_stopped(long pid, bool stopped)
 {
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((proc_state(pid) == 'T') != stopped) {
+	while ((tu_proc_state(pid) == 'T') != stopped) {
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		ck_assert_msg(t.tv_sec - t0.tv_sec < LIMIT_S, "pid %ld is %s",
 		              pid, stopped ? "still running" : "still stopped");
@@ -338,7 +318,7 @@ START_TEST(life_record_suspend_resume)
 	lu_collect(&r);
 	close(fd);
 	unlink(fifo);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	ck_assert_msg(strstr(r.p.err.data, "exit 0` exited with status 0"),
 	              "%s", r.p.err.data);
 	lu_assert_gone(child);

@@ -184,7 +184,7 @@ START_TEST(rendezvous_socket_in_launch_dir)
 	lu_in_dir(planted, sizeof(planted), &r, "asynctop");
 	ck_assert_int_eq(tu_write_file(planted, "", 0), STATUS_OK);
 	lu_run_bin(&r, argv, NULL);
-	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
+	lu_assert_exit_ok(&r);
 	pid = lu_event_pid(&r, "announced");
 	snprintf(want, sizeof(want), "source: asyncio pid %ld", pid);
 	ck_assert_msg(strstr(r.p.out.data, want) != NULL, "%s", r.p.out.data);

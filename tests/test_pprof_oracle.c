@@ -218,13 +218,29 @@ static size_t parse_raw(const char *text, char lines[][256], size_t max)
 	return n;
 }
 
+/* `go tool pprof -symbolize=none -raw path`: its output into out
+ * (initialised here); fails the test, showing its stderr, unless it
+ * exits 0. */
+static void pprof_raw(const char *path, struct buf *out)
+{
+	const char *const argv[] = { "go",   "tool", "pprof", "-symbolize=none",
+		                     "-raw", path,   NULL };
+	struct buf err;
+	int rc;
+
+	buf_init(out);
+	buf_init(&err);
+	rc = run(argv, out, &err);
+	ck_assert_msg(rc == 0, "go tool pprof: rc %d: %s", rc, buf_cstr(&err));
+	buf_fini(&err);
+}
+
 START_TEST(go_tool_pprof_raw)
 {
 	char dir[4096], path[4200], lines[8][256];
 	const char *got[8];
-	struct buf out, err;
+	struct buf out;
 	size_t n;
-	int rc;
 
 	if (!on_path("go")) {
 		tu_skip("go_tool_pprof_raw", "go is not on PATH");
@@ -232,16 +248,7 @@ START_TEST(go_tool_pprof_raw)
 	}
 	tu_mkdtemp(dir, sizeof(dir));
 	write_profile(dir, "w.pb.gz", NULL, path, sizeof(path));
-	{
-		const char *const argv[] = { "go",    "tool",
-			                     "pprof", "-symbolize=none",
-			                     "-raw",  path,
-			                     NULL };
-		buf_init(&out);
-		buf_init(&err);
-		rc = run(argv, &out, &err);
-	}
-	ck_assert_msg(rc == 0, "go tool pprof: rc %d: %s", rc, buf_cstr(&err));
+	pprof_raw(path, &out);
 	ck_assert_ptr_nonnull(
 	    strstr(buf_cstr(&out), "Comment: asynctop oracle test\n"));
 	ck_assert_ptr_nonnull(
@@ -262,7 +269,6 @@ START_TEST(go_tool_pprof_raw)
 			ck_assert_str_eq(got[i], want[i]);
 	}
 	buf_fini(&out);
-	buf_fini(&err);
 	tu_rmtree(dir);
 }
 END_TEST
@@ -369,26 +375,16 @@ START_TEST(go_tool_pprof_labels)
 	m = pt_parked_model(&w);
 	for (size_t k = 0; k < 2; k++) {
 		const char *got[8] = { NULL };
-		struct buf b, out, err;
+		struct buf b, out;
 		size_t n;
-		int rc;
+
 		ck_assert_int_eq(model_group(m, w, gs[k], &g), STATUS_OK);
 		pt_encode_ok(m, g, NULL, &b);
 		snprintf(path, sizeof(path), "%s/g%zu.pb.gz", dir, k);
 		gzip_to_file(&b, path);
 		buf_fini(&b);
 		model_group_free(g);
-		{
-			const char *const argv[] = { "go",    "tool",
-				                     "pprof", "-symbolize=none",
-				                     "-raw",  path,
-				                     NULL };
-			buf_init(&out);
-			buf_init(&err);
-			rc = run(argv, &out, &err);
-		}
-		ck_assert_msg(rc == 0, "go tool pprof: rc %d: %s", rc,
-		              buf_cstr(&err));
+		pprof_raw(path, &out);
 		n = parse_raw(buf_cstr(&out), lines, 8);
 		ck_assert_uint_eq(n, k ? 4 : 3);
 		for (size_t i = 0; i < n; i++)
@@ -397,7 +393,6 @@ START_TEST(go_tool_pprof_labels)
 		for (size_t i = 0; i < n; i++)
 			ck_assert_str_eq(got[i], labels_want[k][i]);
 		buf_fini(&out);
-		buf_fini(&err);
 		ck_assert_int_eq(check_file(tool, NULL, NULL, path, &out), 0);
 		ck_assert_str_eq(buf_cstr(&out),
 		                 k ? "ok: 4 samples, 5 locations\n"

@@ -3,7 +3,6 @@
  * statuses of the toy's failures, and SIGINT synchronised on the test
  * event channel (never on sleeps).  The real binary: test_record_bin.c. */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,6 +13,7 @@
 #include "adapters/asynctop.h"
 #include "encode/out.h"
 #include "encode/pprof.h"
+#include "model/base.h"
 #include "model/buf.h"
 #include "model/window.h"
 #include "tests/record_util.h"
@@ -117,64 +117,95 @@ START_TEST(record_numbered_windows)
 }
 END_TEST
 
-/* An empty window is reported, saves nothing and skips its number. */
-START_TEST(record_empty_window_skips_number)
+/* ---- exit statuses, files saved, what stderr says ----------------------- */
+
+/* Runs whose outcome is all in their exit status, the files saved and not,
+ * and what stderr says. */
+static const struct outcome_case {
+	const char *name;
+	const char *argv[12];
+	enum toy_mode toy;
+	int code;
+	const char *saved[4], *unsaved[4], *err[4];
+} outcome_cases[] = {
+	/* An empty window is reported, saves nothing and skips its number. */
+	{
+	    .name = "empty window skips its number",
+	    .argv = { "toytop", "record", "-w", "0.1", "-n", "3", "-o",
+	              "w.pb.gz" },
+	    .toy = TOY_EMPTY_2ND,
+	    .code = 0,
+	    .saved = { "w-0001.pb.gz", "w-0003.pb.gz" },
+	    .unsaved = { "w-0002.pb.gz" },
+	    /* the measured length, with %g: "over 0.100213s" */
+	    .err = { "toytop: the toy source produced no task data over 0.",
+	             "s. Either nothing ran, or the application is not "
+	             "instrumented" },
+	},
+	/* the three errors of docs/design.md §12: 2, 3, 4 */
+	{
+	    .name = "exit 4: no data",
+	    .argv = { "toytop", "record", "-w", "0.1", "-n", "2", "-o",
+	              "e.pb.gz" },
+	    .toy = TOY_EMPTY,
+	    .code = 4,
+	    .unsaved = { "e-0001.pb.gz", "e-0002.pb.gz" },
+	    .err = { "the toy source produced no task data over 0.",
+	             "Either nothing ran, or the application is not "
+	             "instrumented \xE2\x80\x94 an empty profile and an idle "
+	             "program look identical, so this is reported rather than "
+	             "drawn." },
+	},
+	{
+	    .name = "exit 3: unreachable",
+	    .argv = { "toytop", "record", "-w", "0.1", "-n", "0", "-e",
+	              "sim://far", "-o", "u.pb.gz" },
+	    .toy = TOY_UNREACHABLE,
+	    .code = 3,
+	    .unsaved = { "u-0001.pb.gz" },
+	    .err = { "toytop: the toy source is not reachable at sim://far: "
+	             "connection refused\nis the toy runtime running?\n" },
+	},
+	/* A producer hung before any data is as unreachable as one that says
+	 * so: exit 3, not 1, once it is abandoned after the grace. */
+	{
+	    .name = "exit 3: hung before data",
+	    .argv = { "toytop", "record", "-w", "0.1", "-n", "1", "-o",
+	              "h.pb.gz" },
+	    .toy = TOY_HANG_1ST,
+	    .code = 3,
+	    .unsaved = { "h.pb.gz" },
+	    .err = { "the toy source at sim://t timed out" },
+	},
+	/* Lost after data: the saved window stays, the status is 1, not 3. */
+	{
+	    .name = "exit 1: lost after data",
+	    .argv = { "toytop", "record", "-w", "0.1", "-n", "0", "-o",
+	              "l.pb.gz" },
+	    .toy = TOY_LOST_2ND,
+	    .code = 1,
+	    .saved = { "l-0001.pb.gz" },
+	    .unsaved = { "l-0002.pb.gz" },
+	    .err = { "the toy source is not reachable at sim://t" },
+	},
+};
+
+START_TEST(record_outcome)
 {
-	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
-		               "3",      "-o",     "w.pb.gz", NULL };
+	const struct outcome_case *c = &outcome_cases[_i];
 	struct rt_run r;
 
 	rt_init(&r);
-	rt_run_main(&r, argv, TOY_EMPTY_2ND);
-	ASSERT_EXIT(&r, 0);
-	ck_assert(rt_exists(&r, "w-0001.pb.gz"));
-	ck_assert(!rt_exists(&r, "w-0002.pb.gz"));
-	ck_assert(rt_exists(&r, "w-0003.pb.gz"));
-	/* the measured length, with %g: "over 0.100213s" */
-	ASSERT_ERR_HAS(&r, "toytop: the toy source produced no task data "
-	                   "over 0.");
-	ASSERT_ERR_HAS(&r, "s. Either nothing ran, or the application is not "
-	                   "instrumented");
-	rt_fini(&r);
-}
-END_TEST
-
-/* ---- the three errors of docs/design.md §12: 2, 3, 4 -------------------- */
-
-START_TEST(record_exit_4_no_data)
-{
-	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
-		               "2",      "-o",     "e.pb.gz", NULL };
-	struct rt_run r;
-
-	rt_init(&r);
-	rt_run_main(&r, argv, TOY_EMPTY);
-	ASSERT_EXIT(&r, 4);
-	ck_assert(!rt_exists(&r, "e-0001.pb.gz"));
-	ck_assert(!rt_exists(&r, "e-0002.pb.gz"));
-	ASSERT_ERR_HAS(&r, "the toy source produced no task data over 0.");
-	ASSERT_ERR_HAS(&r, "Either nothing ran, or the application is not "
-	                   "instrumented \xE2\x80\x94 an empty profile and an "
-	                   "idle program look identical, so this is reported "
-	                   "rather than drawn.");
-	rt_fini(&r);
-}
-END_TEST
-
-START_TEST(record_exit_3_unreachable)
-{
-	const char *argv[] = { "toytop", "record",  "-w", "0.1",
-		               "-n",     "0",       "-e", "sim://far",
-		               "-o",     "u.pb.gz", NULL };
-	struct rt_run r;
-
-	rt_init(&r);
-	rt_run_main(&r, argv, TOY_UNREACHABLE);
-	ASSERT_EXIT(&r, 3);
-	ASSERT_ERR_HAS(&r, "toytop: the toy source is not reachable at "
-	                   "sim://far: connection refused\n"
-	                   "is the toy runtime running?\n");
-	ck_assert(!rt_exists(&r, "u-0001.pb.gz"));
+	rt_run_main(&r, c->argv, c->toy);
+	ASSERT_EXIT(&r, c->code);
+	for (size_t k = 0; k < 4 && c->saved[k]; k++)
+		ck_assert_msg(rt_exists(&r, c->saved[k]), "%s: %s not saved",
+		              c->name, c->saved[k]);
+	for (size_t k = 0; k < 4 && c->unsaved[k]; k++)
+		ck_assert_msg(!rt_exists(&r, c->unsaved[k]), "%s: %s saved",
+		              c->name, c->unsaved[k]);
+	for (size_t k = 0; k < 4 && c->err[k]; k++)
+		ASSERT_ERR_HAS(&r, c->err[k]);
 	rt_fini(&r);
 }
 END_TEST
@@ -220,20 +251,6 @@ START_TEST(record_explanation_sanitised)
 }
 END_TEST
 
-/* The entries of r's directory, "." and ".." aside. */
-static int entries(const struct rt_run *r)
-{
-	DIR *d = opendir(r->dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 /* An unwritable output directory fails before the source is opened: the
  * toy would say it is unreachable (exit 3) were it ever asked.  Faults are
  * injected (CI runs as root), inherited by the forked child. */
@@ -256,43 +273,9 @@ START_TEST(record_unwritable_output_found_first)
 		ASSERT_ERR_HAS(&r, "u-0001.pb.gz: cannot create a file in");
 		ASSERT_ERR_HAS(&r, strerror(errs[i]));
 		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
-		ck_assert_int_eq(entries(&r), 0);
+		ck_assert_int_eq(tu_count_entries(r.dir, NULL), 0);
 		rt_fini(&r);
 	}
-}
-END_TEST
-
-/* A producer hung before any data is as unreachable as one that says so:
- * exit 3, not 1, once it is abandoned after the grace. */
-START_TEST(record_exit_3_hung_before_data)
-{
-	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
-		               "1",      "-o",     "h.pb.gz", NULL };
-	struct rt_run r;
-
-	rt_init(&r);
-	rt_run_main(&r, argv, TOY_HANG_1ST);
-	ASSERT_EXIT(&r, 3);
-	ASSERT_ERR_HAS(&r, "the toy source at sim://t timed out");
-	ck_assert(!rt_exists(&r, "h.pb.gz"));
-	rt_fini(&r);
-}
-END_TEST
-
-/* Lost after data: the saved window stays, the status is 1, not 3. */
-START_TEST(record_exit_1_lost_after_data)
-{
-	const char *argv[] = { "toytop", "record", "-w",      "0.1", "-n",
-		               "0",      "-o",     "l.pb.gz", NULL };
-	struct rt_run r;
-
-	rt_init(&r);
-	rt_run_main(&r, argv, TOY_LOST_2ND);
-	ASSERT_EXIT(&r, 1);
-	ck_assert(rt_exists(&r, "l-0001.pb.gz"));
-	ck_assert(!rt_exists(&r, "l-0002.pb.gz"));
-	ASSERT_ERR_HAS(&r, "the toy source is not reachable at sim://t");
-	rt_fini(&r);
 }
 END_TEST
 
@@ -432,13 +415,10 @@ Suite *suite_record(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, record_numbered_windows);
-	tcase_add_test(tc, record_empty_window_skips_number);
-	tcase_add_test(tc, record_exit_4_no_data);
-	tcase_add_test(tc, record_exit_3_unreachable);
-	tcase_add_test(tc, record_exit_1_lost_after_data);
+	tcase_add_loop_test(tc, record_outcome, 0,
+	                    (int)ARRAY_SIZE(outcome_cases));
 	tcase_add_test(tc, record_explanation_sanitised);
 	tcase_add_test(tc, record_unwritable_output_found_first);
-	tcase_add_test(tc, record_exit_3_hung_before_data);
 	tcase_add_test(tc, record_exit_2_two_endpoints);
 	tcase_add_test(tc, record_sigint_saves_complete_windows);
 	tcase_add_test(tc, record_second_sigint_abandons_hung_source);

@@ -12,6 +12,7 @@
 #include "adapters/asyncio.h"
 #include "adapters/wire.h"
 #include "encode/gzip.h"
+#include "model/base.h"
 #include "model/buf.h"
 #include "tests/fake_agent.h"
 #include "tests/record_util.h"
@@ -37,22 +38,31 @@ static void gunzip_file(const struct rt_run *r, const char *name,
 /* ---- usage ----------------------------------------------------------------
  */
 
+/* Command lines refused with exit 2, and what stderr says (for -w 90, the
+ * clamp's warning, said before the unknown adapter is refused). */
+static const struct usage_case {
+	const char *argv[12];
+	const char *err;
+} usage_cases[] = {
+	{ { "asynctop", "record", "-a", "replay", "-w", "0.01", "-o",
+	    "x.pb.gz" },
+	  "asynctop record: -w 0.01: the window is a number of seconds from 0.1 to 60" },
+	{ { "asynctop", "record", "-a", "replay", "-e", "x.pb.gz", "-o",
+	    "y.pb.gz", "--", "python3", "app.py" },
+	  "exclude each other" },
+	{ { "asynctop", "record", "-a", "replay", "-e", "x.pb.gz", "-n", "2",
+	    "-o", "-" },
+	  "-o - writes one window only" },
+	{ { "asynctop", "record", "-a", "replay", "-e", "x.pb.gz" },
+	  "-o FILE is required" },
+	{ { "asynctop", "record", "-w", "90", "-a", "nope", "-o", "x" },
+	  "asynctop: -w 90: windows are capped at 60 s; using 60 s\n" },
+};
+
 START_TEST(record_exit_2_usage)
 {
 	const char *unknown[] = { "asynctop", "record",  "-a", "nope",
 		                  "-o",       "x.pb.gz", NULL };
-	const char *badw[] = { "asynctop", "record", "-a",      "replay", "-w",
-		               "0.01",     "-o",     "x.pb.gz", NULL };
-	const char *cmd[] = { "asynctop", "record",  "-a",     "replay",
-		              "-e",       "x.pb.gz", "-o",     "y.pb.gz",
-		              "--",       "python3", "app.py", NULL };
-	const char *stdo[] = { "asynctop", "record",  "-a", "replay",
-		               "-e",       "x.pb.gz", "-n", "2",
-		               "-o",       "-",       NULL };
-	const char *noo[] = { "asynctop", "record",  "-a", "replay",
-		              "-e",       "x.pb.gz", NULL };
-	const char *clamp[] = { "asynctop", "record", "-w", "90", "-a",
-		                "nope",     "-o",     "x",  NULL };
 	struct rt_run r;
 
 	SKIP_WITHOUT_BIN("record_exit_2_usage");
@@ -62,23 +72,11 @@ START_TEST(record_exit_2_usage)
 	ck_assert_str_eq(
 	    r.p.err.data,
 	    "asynctop: no async profiling adapter named \"nope\"; available: asyncio, replay, tokio (alias kernal-api-async)\n");
-	rt_run_bin(&r, badw);
-	ck_assert_int_eq(r.p.code, 2);
-	ASSERT_ERR_HAS(&r, "asynctop record: -w 0.01: the window is a number "
-	                   "of seconds from 0.1 to 60");
-	rt_run_bin(&r, cmd);
-	ck_assert_int_eq(r.p.code, 2);
-	ASSERT_ERR_HAS(&r, "exclude each other");
-	rt_run_bin(&r, stdo);
-	ck_assert_int_eq(r.p.code, 2);
-	ASSERT_ERR_HAS(&r, "-o - writes one window only");
-	rt_run_bin(&r, noo);
-	ck_assert_int_eq(r.p.code, 2);
-	ASSERT_ERR_HAS(&r, "-o FILE is required");
-	rt_run_bin(&r, clamp);
-	ck_assert_int_eq(r.p.code, 2);
-	ASSERT_ERR_HAS(&r, "asynctop: -w 90: windows are capped at 60 s; "
-	                   "using 60 s\n");
+	for (size_t i = 0; i < ARRAY_SIZE(usage_cases); i++) {
+		rt_run_bin(&r, usage_cases[i].argv);
+		ASSERT_EXIT(&r, 2);
+		ASSERT_ERR_HAS(&r, usage_cases[i].err);
+	}
 	ck_assert(!rt_exists(&r, "x.pb.gz") && !rt_exists(&r, "x"));
 
 	/* the event channel tells every exit, usage errors included */
@@ -89,7 +87,7 @@ START_TEST(record_exit_2_usage)
 
 		fd = rt_events_fifo(&r, fifo, sizeof(fifo));
 		buf_init(&seen);
-		rt_start_bin(&r, badw, fifo);
+		rt_start_bin(&r, usage_cases[0].argv, fifo); /* -w 0.01 */
 		tu_run_wait(&r.p);
 		ck_assert_int_eq(r.p.code, 2);
 		ck_assert(rt_wait_event(fd, &seen, "exit 2"));

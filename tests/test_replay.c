@@ -2,7 +2,6 @@
  * and the pprof encoder: round trip, time order, directories, and every
  * kind of bad file (foreign, truncated, corrupt, oversized, missing). */
 #include <check.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 #include "encode/save.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/adapter_util.h"
 #include "tests/util.h"
 
 #define T0 INT64_C(1700000000000000000)
@@ -133,19 +133,13 @@ static void start(struct run *r, const char *const *eps, size_t n,
 static struct worker_msg *next_msg(struct run *r)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(r->w), POLLIN, 0 };
+		struct worker_msg *m = au_next_msg(r->w);
 
-		if (worker_read(r->w, &m) == STATUS_OK) {
-			if (m->kind != WORKER_STATE)
-				return m;
-			ck_assert_int_eq(m->state, SOURCE_REPLAY);
-			ck_assert_uint_eq(m->index, 1);
-			worker_msg_free(m);
-			continue;
-		}
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
+		if (m->kind != WORKER_STATE)
+			return m;
+		ck_assert_int_eq(m->state, SOURCE_REPLAY);
+		ck_assert_uint_eq(m->index, 1);
+		worker_msg_free(m);
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "encode/pprof.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/adapter_util.h"
 #include "tests/fake_adapter.h"
 #include "tests/tmux.h"
 #include "tests/util.h"
@@ -111,21 +112,15 @@ static void rig_end(struct rig *r)
 static struct worker_msg *next_window(struct rig *r)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(r->w), POLLIN, 0 };
+		struct worker_msg *m = au_next_msg(r->w);
 
-		if (worker_read(r->w, &m) == STATUS_OK) {
-			if (m->kind == WORKER_WINDOW)
-				return m;
-			if (m->kind == WORKER_DONE) {
-				worker_msg_free(m);
-				return NULL;
-			}
-			worker_msg_free(m);
-			continue;
-		}
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
+		bool done = m->kind == WORKER_DONE;
+
+		if (m->kind == WORKER_WINDOW)
+			return m;
+		worker_msg_free(m);
+		if (done)
+			return NULL;
 	}
 }
 
@@ -526,19 +521,8 @@ START_TEST(quit_mid_save_finishes_and_reports)
 		};
 		char a0[] = "bigtop", a1[] = "-w", a2[] = "0.5", a3[] = "-d";
 		char *argv[] = { a0, a1, a2, a3, dir, NULL };
-		int fd, tty;
 
-		setsid();
-		tty = open(pty.name, O_RDWR);
-		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
-			_exit(125);
-		fd = open("/dev/null", O_RDWR);
-		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
-			_exit(126);
-		fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		close(tty);
+		tmux_pty_child(&pty, errp);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("ASYNCTOP_TEST_EVENTS", ev.fifo, 1);
 		_exit(asynctop_main(5, argv, &big, 1));

@@ -6,12 +6,12 @@
  * hang, overrunning that bound is. */
 #include <check.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <string.h>
 
 #include "adapters/adapter.h"
 #include "adapters/worker.h"
+#include "tests/adapter_util.h"
 
 #define MS  ((uint64_t)1000000u)
 #define SEC ((uint64_t)1000000000u)
@@ -115,31 +115,17 @@ static const struct adapter_ops scripted = {
 	.collect = scripted_collect,
 };
 
-static struct worker_msg *next_msg(struct worker *w)
-{
-	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
-
-		if (worker_read(w, &m) == STATUS_OK)
-			return m;
-		/* a worker that waited before reporting would miss this */
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
-	}
-}
-
 /* Expects a failed window: its error, then RETRYING with retry_in. */
 static void expect_failure(struct worker *w, uint64_t index, uint64_t retry_in)
 {
-	struct worker_msg *m = next_msg(w);
+	struct worker_msg *m = au_next_msg(w);
 
 	ck_assert_int_eq(m->kind, WORKER_ERROR);
 	ck_assert_uint_eq(m->index, index);
 	ck_assert_int_eq(m->err.st, STATUS_UNREACHABLE);
 	ck_assert_str_eq(m->err.detail, "connection refused");
 	worker_msg_free(m);
-	m = next_msg(w);
+	m = au_next_msg(w);
 	ck_assert_int_eq(m->kind, WORKER_STATE);
 	ck_assert_int_eq(m->state, SOURCE_RETRYING);
 	ck_assert_uint_eq(m->retry_in_ns, retry_in);
@@ -148,7 +134,7 @@ static void expect_failure(struct worker *w, uint64_t index, uint64_t retry_in)
 
 static void expect_window(struct worker *w, uint64_t index)
 {
-	struct worker_msg *m = next_msg(w);
+	struct worker_msg *m = au_next_msg(w);
 
 	ck_assert_int_eq(m->kind, WORKER_WINDOW);
 	ck_assert_uint_eq(m->index, index);
@@ -158,7 +144,7 @@ static void expect_window(struct worker *w, uint64_t index)
 
 static void expect_done(struct worker *w)
 {
-	struct worker_msg *m = next_msg(w);
+	struct worker_msg *m = au_next_msg(w);
 
 	ck_assert_int_eq(m->kind, WORKER_DONE);
 	ck_assert_int_eq(m->err.st, STATUS_OK);
@@ -230,12 +216,12 @@ START_TEST(worker_without_backoff_retries_once_per_window)
 
 	ck_assert_int_eq(worker_start(a, &o, &w), STATUS_OK);
 	for (uint64_t i = 1; i <= 2; i++) {
-		struct worker_msg *m = next_msg(w);
+		struct worker_msg *m = au_next_msg(w);
 
 		ck_assert_int_eq(m->kind, WORKER_ERROR);
 		ck_assert_uint_eq(m->index, i);
 		worker_msg_free(m);
-		m = next_msg(w);
+		m = au_next_msg(w);
 		ck_assert_int_eq(m->kind, WORKER_STATE);
 		ck_assert_int_eq(m->state, SOURCE_RETRYING);
 		/* the rest of the window, whatever the load left of it */
@@ -297,7 +283,7 @@ START_TEST(worker_hold_tells_slow_from_hung)
 	 * then stopped */
 	a = open_scripted(&s, "H");
 	ck_assert_int_eq(worker_start(a, &o, &w), STATUS_OK);
-	m = next_msg(w);
+	m = au_next_msg(w);
 	ck_assert_int_eq(m->kind, WORKER_ERROR);
 	ck_assert_int_eq(m->err.st, STATUS_TIMEOUT);
 	ck_assert_str_eq(m->err.detail,
@@ -305,7 +291,7 @@ START_TEST(worker_hold_tells_slow_from_hung)
 	                 "the end of its own timeout");
 	worker_msg_free(m);
 	worker_stop(w);
-	m = next_msg(w);
+	m = au_next_msg(w);
 	ck_assert_int_eq(m->kind, WORKER_DONE);
 	worker_msg_free(m);
 	worker_free(w);

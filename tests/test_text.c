@@ -8,6 +8,7 @@
 #include "encode/utf8.h"
 #include "model/buf.h"
 #include "model/model.h"
+#include "tests/model_util.h"
 #include "tests/util.h"
 
 #define US  UINT64_C(1000)
@@ -95,23 +96,6 @@ static const char golden0[] =
 
 static const char *const meta_partial_reason = "application exited";
 
-static void add_sample(struct model *m, const struct fx_sample *f)
-{
-	struct strview frames[3];
-	struct sample s;
-
-	memset(&s, 0, sizeof(s));
-	while (s.depth < 3 && f->frames[s.depth]) {
-		frames[s.depth] = sv_c(f->frames[s.depth]);
-		s.depth++;
-	}
-	s.frames = frames;
-	s.task = sv_c(f->task);
-	s.tasks = f->tasks;
-	memcpy(s.m.v, f->v, sizeof(s.m.v));
-	ck_assert_int_eq(model_add(m, &s), STATUS_OK);
-}
-
 static const struct window *build_meta(struct model **m,
                                        const struct fx_sample *f, size_t n,
                                        const struct window_meta *meta)
@@ -121,7 +105,8 @@ static const struct window *build_meta(struct model **m,
 	ck_assert_int_eq(model_new(NULL, m), STATUS_OK);
 	ck_assert_int_eq(model_begin(*m), STATUS_OK);
 	for (size_t i = 0; i < n; i++)
-		add_sample(*m, &f[i]);
+		tm_add_frames(*m, f[i].frames, ARRAY_SIZE(f[i].frames),
+		              f[i].task, f[i].v, f[i].tasks);
 	ck_assert_int_eq(model_commit(*m, meta, &w), STATUS_OK);
 	ck_assert_ptr_nonnull(w);
 	return w;

@@ -79,6 +79,13 @@ static void fault_fini(struct fault *f)
 	rt_fini(&f->r);
 }
 
+/* The viewer exited with code; else fails showing what it wrote. */
+static void assert_exit(const struct fault *f, int code)
+{
+	ck_assert_msg(f->r.p.code == code, "rc %d: %s%s", f->r.p.code,
+	              f->r.p.out.data, f->r.p.err.data);
+}
+
 /* The dump's top line shows window n of n kept: none was lost. */
 static void assert_kept(const struct fault *f, unsigned long n)
 {
@@ -106,8 +113,7 @@ START_TEST(tokio_fault_killed_mid_window)
 	sim_stop(f.sim);
 	f.sim = NULL;
 	n = fault_end(&f);
-	ck_assert_msg(f.r.p.code == 1, "rc %d: %s%s", f.r.p.code,
-	              f.r.p.out.data, f.r.p.err.data);
+	assert_exit(&f, 1);
 	ck_assert_uint_ge(n, 2);
 	assert_kept(&f, n);
 	ck_assert_msg(strstr(buf_cstr(&f.seen), "\nerror ") != NULL,
@@ -129,8 +135,7 @@ START_TEST(tokio_fault_stalled_mid_window)
 	snprintf(scn, sizeof(scn), "%sstall 700ms 600s\n", steady);
 	fault_start(&f, scn, "1000");
 	n = fault_end(&f);
-	ck_assert_msg(f.r.p.code == 1, "rc %d: %s%s", f.r.p.code,
-	              f.r.p.out.data, f.r.p.err.data);
+	assert_exit(&f, 1);
 	ck_assert_uint_ge(n, 1);
 	assert_kept(&f, n);
 	ck_assert_msg(strstr(buf_cstr(&f.seen), "timed out") != NULL,
@@ -151,8 +156,7 @@ START_TEST(tokio_fault_garbage_mid_window)
 	snprintf(scn, sizeof(scn), "%sjunk 700ms\n", steady);
 	fault_start(&f, scn, "6");
 	n = fault_end(&f);
-	ck_assert_msg(f.r.p.code == 0, "rc %d: %s%s", f.r.p.code,
-	              f.r.p.out.data, f.r.p.err.data);
+	assert_exit(&f, 0);
 	ck_assert_uint_eq(n, 6);
 	assert_kept(&f, 6);
 	ck_assert_msg(strstr(buf_cstr(&f.seen), "\nerror ") == NULL,

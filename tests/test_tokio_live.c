@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 
 #include "adapters/tokio.h"
 #include "adapters/worker.h"
+#include "tests/adapter_util.h"
 #include "tests/tokio_sim.h"
 #include "tests/util.h"
 
@@ -71,14 +71,8 @@ static void live_end(struct live *l)
 static struct worker_msg *next_msg(struct worker *w)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p = { worker_fd(w), POLLIN, 0 };
+		struct worker_msg *m = au_wait_msg(w, 60);
 
-		if (worker_read(w, &m) != STATUS_OK) {
-			ck_assert_msg(poll(&p, 1, 60000) > 0,
-			              "no message from the worker within 60 s");
-			continue;
-		}
 		if (m->kind == WORKER_WINDOW || m->kind == WORKER_ERROR ||
 		    m->kind == WORKER_DONE)
 			return m;
@@ -446,13 +440,7 @@ START_TEST(tokio_live_stop)
 	live_start(&l, "family w 1 busy=20ms idle=30ms sched=10ms named\n",
 	           30 * SEC, 0);
 	for (;;) { /* connected: the first Update is in */
-		struct pollfd p = { worker_fd(l.w), POLLIN, 0 };
-
-		m = NULL;
-		if (worker_read(l.w, &m) != STATUS_OK) {
-			ck_assert(poll(&p, 1, 60000) > 0);
-			continue;
-		}
+		m = au_wait_msg(l.w, 60);
 		if (m->kind == WORKER_STATE && m->state == SOURCE_CONNECTED) {
 			worker_msg_free(m);
 			break;

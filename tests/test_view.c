@@ -45,8 +45,7 @@ START_TEST(view_order_and_selection_across_resort)
 	ck_assert_str_eq(VU_LEAF_AT(&v, 0), "a");
 	ck_assert_str_eq(VU_LEAF_AT(&v, v.sel), "b");
 	ck_assert_uint_eq(v.sel, 1);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -84,8 +83,7 @@ START_TEST(view_selection_across_windows)
 	ck_assert_uint_eq(v.order.n, 0);
 	view_move(&v, 1);
 	ck_assert_uint_eq(v.sel, 0);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -131,8 +129,7 @@ START_TEST(view_moves_clamp_and_scroll)
 	view_set_page(&v, 4);
 	ck_assert_uint_le(v.top, 20);
 	ck_assert_uint_gt(v.top + 4, 20);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 

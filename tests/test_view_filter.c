@@ -48,8 +48,7 @@ START_TEST(view_filter_frames_and_tasks)
 	v.filter_len = 7;
 	ck_assert_int_eq(view_build(&v, m, w), STATUS_OK);
 	ck_assert_uint_eq(v.order.n, 0);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -70,9 +69,7 @@ START_TEST(view_filter_bounds_and_controls)
 	memset(longname, 'k', 300);
 	memcpy(longname + 294, "needle", 6);
 	longname[300] = '\0';
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, 5);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, 5);
 	/* empty: every row, in the weighting's order */
 	ck_assert_uint_eq(vu_kept(&v, m, w, ""), 5);
 	ck_assert_str_eq(VU_LEAF_AT(&v, 0), "qz");
@@ -101,8 +98,7 @@ START_TEST(view_filter_bounds_and_controls)
 	ck_assert_uint_eq(vu_kept(&v, m, w, longfilter), 0);
 	ck_assert_uint_eq(v.order.n, 0);
 	ck_assert_uint_eq(vu_kept(&v, m, w, ""), 5);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -131,14 +127,11 @@ START_TEST(view_filter_narrow_then_widen)
 		t[i].idle = (i * 7) % 12;
 		t[i].busy = i;
 	}
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, 12);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, 12);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		ck_assert_uint_eq(vu_kept(&v, m, w, steps[i]), want[i]);
 	ck_assert_str_eq(VU_LEAF_AT(&v, 0), "fn10");
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -159,9 +152,7 @@ START_TEST(view_filter_weighting_and_clear)
 		t[i].idle = (i * 17) % 23;
 		t[i].busy = (i * 5) % 7; /* ties: row order decides */
 	}
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, 40);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, 40);
 	view_set_page(&v, 5);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "WORK"), 26);
 	view_move(&v, 3);
@@ -192,8 +183,7 @@ START_TEST(view_filter_weighting_and_clear)
 	/* and filtering again after the clear */
 	ck_assert_uint_eq(vu_kept(&v, m, w, "idle3"), 5);
 	view_fini(&fresh);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -254,8 +244,7 @@ START_TEST(view_filter_across_windows)
 		ck_assert_uint_eq(vu_check_rows(&v), 1200);
 	}
 	ck_assert_uint_eq(vu_kept(&v, m, w, ""), 1500);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -313,8 +302,7 @@ START_TEST(view_filter_random_against_oracle)
 			(void)vu_kept(&v, m, w, f);
 		}
 	}
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -382,8 +370,7 @@ static enum status filter_torture(void *ctx)
 		}
 		ck_assert_uint_gt(mark, 0);
 	}
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 	return st;
 }
 

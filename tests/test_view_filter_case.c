@@ -20,9 +20,7 @@ START_TEST(view_filter_ascii_case)
 	struct view v;
 	const struct window *w;
 
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, 3);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, 3);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "POOL"), 1);
 	ck_assert_str_eq(VU_LEAF_AT(&v, 0), "Pool::Worker");
 	ck_assert_uint_eq(vu_kept(&v, m, w, "rEaPeR"), 1);
@@ -36,8 +34,7 @@ START_TEST(view_filter_ascii_case)
 	/* [ and ` sit next to the capitals: no false folds */
 	ck_assert_uint_eq(vu_kept(&v, m, w, "pool[:worker"), 0);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "`"), 0);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -69,9 +66,7 @@ START_TEST(view_filter_utf8_case)
 	struct view v;
 	const struct window *w;
 
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, 6);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, 6);
 	/* Latin-1: a-umlaut and o-umlaut, either case */
 	ck_assert_uint_eq(vu_kept(&v, m, w, "\xC3\xA4rger"), 1);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "\xC3\x84RGER:\xC3\x96"), 1);
@@ -99,8 +94,7 @@ START_TEST(view_filter_utf8_case)
 	ck_assert_uint_eq(vu_kept(&v, m, w, "X\xFFY"), 1);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "\xC3"), 4);
 	ck_assert_uint_eq(vu_kept(&v, m, w, "\xFF"), 1);
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 
@@ -150,9 +144,7 @@ START_TEST(view_filter_case_pairs)
 		t[i].f[0] = up[i];
 		t[i].idle = 100 - i;
 	}
-	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
-	w = vu_commit_rows(m, t, nf + ns);
-	view_init(&v, METRIC_IDLE);
+	w = vu_open_rows(&m, &v, t, nf + ns);
 	for (size_t i = 0; i < nf + ns; i++) {
 		size_t n = vu_kept(&v, m, w, low[i]);
 
@@ -165,8 +157,7 @@ START_TEST(view_filter_case_pairs)
 		ck_assert_uint_eq(vu_kept(&v, m, w, up[i]), 1);
 		ck_assert_str_eq(VU_LEAF_AT(&v, 0), up[i]);
 	}
-	view_fini(&v);
-	model_free(m);
+	vu_close(m, &v);
 }
 END_TEST
 

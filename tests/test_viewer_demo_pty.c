@@ -180,33 +180,12 @@ static bool term_shows(struct tmux_events *e, size_t mark, bool drawing,
 	}
 }
 
-/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
-static char proc_state(long pid)
-{
-	char path[64], text[512];
-	struct buf b;
-	const char *close;
-	char st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	buf_init(&b);
-	if (tu_read_file(path, &b) == STATUS_OK && b.len < sizeof(text)) {
-		memcpy(text, b.data, b.len);
-		text[b.len] = '\0';
-		close = strrchr(text, ')');
-		if (close && close[1] == ' ')
-			st = close[2];
-	}
-	buf_fini(&b);
-	return st;
-}
-
 /* Waits until the launched program is stopped (or running again). */
 static void expect_child(struct demo *d, long child, bool stopped)
 {
 	uint64_t until = tmux_now_ms() + TMUX_WAIT_MS;
 
-	while ((proc_state(child) == 'T') != stopped) {
+	while ((tu_proc_state(child) == 'T') != stopped) {
 		ck_assert_msg(tmux_now_ms() < until,
 		              "the program (pid %ld) is %s", child,
 		              stopped ? "still running" : "still stopped");

@@ -116,22 +116,9 @@ static void pty_start(struct pty_run *r, int mode)
 		};
 		char a0[] = "hangtop", a1[] = "-w", a2[] = "0.2", a3[] = "-d";
 		char *argv[] = { a0, a1, a2, a3, r->dir, NULL };
-		int fd, tty;
 
-		setsid();
-		tty = open(r->pty.name, O_RDWR);
-		if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
-			_exit(125);
-		fd = open("/dev/null", O_RDWR);
-		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
-			_exit(126);
 		/* stderr: a file, or the terminal itself */
-		fd = mode & PTY_STDERR_TTY
-		         ? tty
-		         : open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		close(tty);
+		tmux_pty_child(&r->pty, mode & PTY_STDERR_TTY ? NULL : errp);
 		setenv("TERM", "xterm-256color", 1);
 		setenv("ASYNCTOP_TEST_EVENTS", r->ev.fifo, 1);
 		if (mode & PTY_NO_COLOR)
@@ -176,6 +163,16 @@ static void assert_restored(struct pty_run *r)
 	tmux_assert_restored(&r->pty, buf_cstr(&r->ev.out));
 }
 
+/* Waits for the viewer: it exited with code, the terminal restored. */
+static void expect_exit(struct pty_run *r, int code)
+{
+	int status = pty_wait(r);
+
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), code);
+	assert_restored(r);
+}
+
 static void pty_end(struct pty_run *r)
 {
 	tmux_pty_close(&r->pty);
@@ -187,7 +184,6 @@ START_TEST(e2e_keys_answer_while_source_hangs)
 {
 	struct pty_run r;
 	uint64_t t;
-	int status;
 
 	pty_start_drawn(&r, PTY_HANG);
 	/* the second window hangs: the watchdog reports it */
@@ -204,10 +200,7 @@ START_TEST(e2e_keys_answer_while_source_hangs)
 	TMUX_WAIT(&r.ev, "action quit", KEY_MS);
 	/* the hung source is left behind after its 2 s grace */
 	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
-	status = pty_wait(&r);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
-	assert_restored(&r);
+	expect_exit(&r, 0);
 	pty_end(&r);
 }
 END_TEST
@@ -216,16 +209,12 @@ static void signal_case(int sig)
 {
 	struct pty_run r;
 	char want[32];
-	int status;
 
 	pty_start_drawn(&r, PTY_PLAIN);
 	ck_assert_int_eq(kill(r.pid, sig), 0);
 	snprintf(want, sizeof(want), "exit %d", 128 + sig);
 	TMUX_WAIT(&r.ev, want, WAIT_MS);
-	status = pty_wait(&r);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 128 + sig);
-	assert_restored(&r);
+	expect_exit(&r, 128 + sig);
 	pty_end(&r);
 }
 
@@ -249,14 +238,11 @@ START_TEST(e2e_stderr_captured_under_the_screen)
 {
 	struct pty_run r;
 	const char *out, *leave, *at;
-	int status;
 
 	pty_start_drawn(&r, PTY_STDERR_TTY);
 	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
 	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
-	status = pty_wait(&r);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_restored(&r);
+	expect_exit(&r, 0);
 	out = buf_cstr(&r.ev.out);
 	ck_assert_ptr_nonnull(strstr(out, "stderr: " LOG_LINE));
 	/* on the screen, only inside the status line */
@@ -273,16 +259,13 @@ END_TEST
 START_TEST(e2e_ctrl_c_quits)
 {
 	struct pty_run r;
-	int status;
 
 	pty_start(&r, PTY_PLAIN);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
 	ck_assert_int_eq(write(r.pty.master, "\003", 1), 1);
 	TMUX_WAIT(&r.ev, "action quit", KEY_MS);
 	TMUX_WAIT(&r.ev, "exit 0", WAIT_MS);
-	status = pty_wait(&r);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_restored(&r);
+	expect_exit(&r, 0);
 	pty_end(&r);
 }
 END_TEST
@@ -424,10 +407,7 @@ START_TEST(e2e_sigstop_then_cont_raw_again)
 	              "the terminal stayed cooked after SIGCONT");
 	ck_assert_int_eq(write(r.pty.master, "q", 1), 1);
 	TMUX_WAIT(&r.ev, "action quit", KEY_MS);
-	status = pty_wait(&r);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
-	assert_restored(&r);
+	expect_exit(&r, 0);
 	pty_end(&r);
 }
 END_TEST

@@ -13,7 +13,6 @@
 #include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
-#include "tui/screen_dump.h"
 #include "tui/view_compare.h"
 #include "tui/view_detail.h"
 
@@ -53,13 +52,6 @@ static void commit_k(struct app *a, int k)
 	               T0 + (int64_t)(k - 1) * 5 * SEC);
 }
 
-static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
-{
-	buf_reset(out);
-	ck_assert_int_eq(screen_dump(a, cols, nrows, out), STATUS_OK);
-	buf_cstr(out);
-}
-
 /* Selects the shown row of stack leaf (and name, when not NULL). */
 static void select_row(struct app *a, const char *leaf, const char *name)
 {
@@ -97,7 +89,7 @@ START_TEST(compare_split_by_name)
 	app_key(&a, '=');
 	su_golden(&a, 80, 24, "compare_name_80x24");
 	su_golden(&a, 160, 45, "compare_name_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "SPAWN NAME: STACK"));
 	ck_assert_ptr_null(strstr(out.data, "joins the names"));
 	ck_assert(a.cmp.built);
@@ -120,7 +112,7 @@ START_TEST(compare_split_by_name)
 	/* by parked-at and name too */
 	app_key(&a, 'a');
 	app_key(&a, '=');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "PARKED AT NAME: STACK"));
 	ck_assert_ptr_nonnull(strstr(out.data, "retry: "));
 	su_ascii_check(&a, 160, 45, "compare split by name");
@@ -184,7 +176,7 @@ START_TEST(detail_sparkline_every_grouping)
 		su_golden(&a, 80, 24, name);
 		snprintf(name, sizeof(name), "%s_160x45", cases[c].golden);
 		su_golden(&a, 160, 45, name);
-		screen(&a, 160, 45, &out);
+		su_screen(&a, 160, 45, &out);
 		ck_assert_ptr_nonnull(
 		    strstr(out.data, "in the last 4 windows"));
 		ck_assert_uint_eq(a.spark.n, 4);
@@ -409,7 +401,7 @@ START_TEST(table_sorts_when_it_shows_again)
 	app_key(&a, '2'); /* busy */
 	ck_assert(a.table_stale);
 	ck_assert_int_eq(a.v.metric, METRIC_BUSY);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert(a.table_stale); /* compare drew; the table waits */
 	ck_assert_ptr_nonnull(strstr(out.data, "COMPARE busy"));
 	app_key(&a, KC_ESC);

@@ -12,7 +12,6 @@
  * test_launch_life.c, on a pseudo-terminal in test_viewer_e2e.c. */
 #define _GNU_SOURCE /* unshare(CLONE_NEWNS): a disk of our own to fill */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
@@ -181,11 +180,7 @@ START_TEST(faults_tokio_message_over_the_limit)
 	ck_assert_msg(tmux_screen_until(&r.t, &r.ev, &r.screen, frun_shows,
 	                                "limit of 4096 bytes", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
-	frun_assert_viewer(&r);
-	frun_assert_all_kept(&r);
-	frun_assert_saves(&r);
-	frun_quit(&r);
-	frun_end(&r);
+	frun_survived(&r);
 	sim_stop(sim);
 }
 END_TEST
@@ -241,11 +236,7 @@ START_TEST(faults_tokio_killed_stalled_garbage)
 			                  &r.ev, 0, r.ev.seen.len, "error *"),
 			              "garbage: %s", buf_cstr(&r.ev.seen));
 		}
-		frun_assert_viewer(&r);
-		frun_assert_all_kept(&r);
-		frun_assert_saves(&r);
-		frun_quit(&r);
-		frun_end(&r);
+		frun_survived(&r);
 		if (sim)
 			sim_stop(sim);
 	}
@@ -293,21 +284,6 @@ END_TEST
 
 /* ---- the disk full while saving ----------------------------------------- */
 
-/* The entries of dir but name. */
-static int others_in(const char *dir, const char *name)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		     strcmp(e->d_name, name);
-	closedir(d);
-	return n;
-}
-
 /* S onto a full disk, a 64 KiB tmpfs over the save directory in a mount
  * namespace of this test's own, which the tmux server and the viewer
  * inherit: the status line says why, no partial file is left, the viewer
@@ -349,7 +325,7 @@ START_TEST(faults_disk_full_while_saving)
 	                                "No space left on device", WAIT_MS),
 	              "%s", buf_cstr(&r.screen));
 	ck_assert_ptr_nonnull(strstr(r.screen.data, "cannot save: "));
-	ck_assert_int_eq(others_in(r.saves, "filler"), 0);
+	ck_assert_int_eq(tu_count_entries(r.saves, "filler"), 0);
 	frun_assert_viewer(&r);
 	ck_assert_int_eq(unlink(filler), 0);
 	frun_assert_all_kept(&r);
@@ -362,26 +338,6 @@ START_TEST(faults_disk_full_while_saving)
 END_TEST
 
 /* ---- signals to the viewer ---------------------------------------------- */
-
-/* The state letter of /proc/PID/stat ('T' stopped), or 0. */
-static char proc_state(long pid)
-{
-	char path[64];
-	struct buf b;
-	const char *close;
-	char st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	buf_init(&b);
-	if (tu_read_file(path, &b) == STATUS_OK) {
-		lu_text(&b);
-		close = strrchr(b.data, ')');
-		if (close && close[1] == ' ')
-			st = close[2];
-	}
-	buf_fini(&b);
-	return st;
-}
 
 /* A screen_ok: no line wider than ctx (an int) columns, and a header. */
 static bool fits(const struct buf *screen, const void *ctx)
@@ -443,7 +399,7 @@ START_TEST(faults_viewer_winch_tstp_cont)
 	}
 	ck_assert_int_eq(kill((pid_t)r.pid, SIGTSTP), 0);
 	until = tmux_now_ms() + WAIT_MS;
-	while (proc_state(r.pid) != 'T') {
+	while (tu_proc_state(r.pid) != 'T') {
 		ck_assert_msg(tmux_now_ms() < until, "SIGTSTP did not stop it");
 		tmux_events_pump(&r.ev, 20);
 	}
@@ -451,11 +407,7 @@ START_TEST(faults_viewer_winch_tstp_cont)
 	ck_assert_int_eq(kill((pid_t)r.pid, SIGCONT), 0);
 	TMUX_WAIT(&r.ev, "continued", WAIT_MS);
 	TMUX_WAIT(&r.ev, "drawn", WAIT_MS);
-	frun_assert_viewer(&r);
-	frun_assert_all_kept(&r);
-	frun_assert_saves(&r);
-	frun_quit(&r);
-	frun_end(&r);
+	frun_survived(&r);
 	sim_stop(sim);
 }
 END_TEST

@@ -13,7 +13,6 @@
 #include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
-#include "tui/screen_dump.h"
 
 #define POOL "app:main:88", "pool:worker:42"
 #define MS   ((uint64_t)1000000)
@@ -43,13 +42,6 @@ static const struct su_more more[] = {
 	         .known = 1u << EXTRA_MAX_POLL } },
 };
 
-static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
-{
-	buf_reset(out);
-	ck_assert_int_eq(screen_dump(a, cols, nrows, out), STATUS_OK);
-	buf_cstr(out);
-}
-
 static void commit(struct app *a, size_t n, int64_t start)
 {
 	su_commit_more(a, rows, more, n, start);
@@ -66,7 +58,7 @@ START_TEST(group_parked_and_by_name)
 	commit(&a, ARRAY_SIZE(rows), T0);
 	/* the default: rows by spawn stack, and nothing derived */
 	ck_assert_uint_eq(app_shown(&a)->nrows, 2);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "SPAWN STACK"));
 	ck_assert_ptr_null(strstr(out.data, "by parked-at"));
 	ck_assert_uint_eq(a.gshown.derived, 0);
@@ -79,7 +71,7 @@ START_TEST(group_parked_and_by_name)
 	ck_assert_uint_eq(a.v.order.n, 4);
 	su_golden(&a, 80, 24, "group_parked_80x24");
 	su_golden(&a, 160, 45, "group_parked_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "by parked-at"));
 	ck_assert_ptr_nonnull(strstr(out.data, "PARKED AT"));
 	ck_assert_ptr_nonnull(strstr(out.data, "[not parked]"));
@@ -90,8 +82,8 @@ START_TEST(group_parked_and_by_name)
 	app_key(&a, 'j');
 	app_key(&a, 'b');
 	app_key(&a, 'I');
-	screen(&a, 160, 45, &out);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 160, 45, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_uint_eq(a.gshown.derived, 1);
 	ck_assert_ptr_eq(app_shown(&a), w);
 
@@ -103,7 +95,7 @@ START_TEST(group_parked_and_by_name)
 	ck_assert_uint_eq(w->nrows, 4);
 	su_golden(&a, 80, 24, "group_parked_name_80x24");
 	su_golden(&a, 160, 45, "group_parked_name_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "by parked-at+name"));
 	ck_assert_ptr_nonnull(strstr(out.data, "NAME: "));
 	ck_assert_ptr_nonnull(strstr(out.data, "fetch: "));
@@ -113,7 +105,7 @@ START_TEST(group_parked_and_by_name)
 	w = app_shown(&a);
 	ck_assert_int_eq(w->group.key, GROUP_SPAWN);
 	ck_assert_uint_eq(w->nrows, 4);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "by spawn+name"));
 	ck_assert_ptr_nonnull(strstr(out.data, "SPAWN NAME: "));
 	su_ascii_check(&a, 160, 45, "split by name");
@@ -121,7 +113,7 @@ START_TEST(group_parked_and_by_name)
 	/* n again: the default, the kept window itself */
 	app_key(&a, 'n');
 	ck_assert_ptr_eq(app_shown(&a), app_kept(&a));
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_null(strstr(out.data, "LIVE · by"));
 	buf_fini(&out);
 	app_fini(&a);
@@ -162,7 +154,7 @@ START_TEST(group_history_filter_save_views)
 		app_key(&a, (unsigned char)*k);
 	app_key(&a, KC_ENTER);
 	ck_assert_uint_eq(a.v.order.n, 2);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "2 of 4 rows"));
 	app_key(&a, KC_ESC);
 	ck_assert_uint_eq(a.v.order.n, 4);
@@ -177,24 +169,24 @@ START_TEST(group_history_filter_save_views)
 
 	/* the tree is of parked-at frames; compare matches parked-at rows */
 	app_key(&a, 't');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "shop:fetch:30"));
 	ck_assert_ptr_null(strstr(out.data, "pool:worker:42"));
 	app_key(&a, 't');
 	app_key(&a, 'f');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "shop:report:70"));
 	app_key(&a, 'f');
 	app_key(&a, '=');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "asyncio.tasks:sleep"));
 	ck_assert_ptr_null(strstr(out.data, "pool:worker:42"));
 	ck_assert_uint_eq(a.gbase.derived, 1);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_uint_eq(a.gbase.derived, 1);
 	/* split by name, compare matches rows by stack and name */
 	app_key(&a, 'n');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "PARKED AT NAME: STACK"));
 	ck_assert_ptr_nonnull(strstr(out.data, "asyncio.tasks:sleep"));
 	ck_assert_int_eq(a.cmp.group.by_name, true);
@@ -210,26 +202,6 @@ START_TEST(group_history_filter_save_views)
 }
 END_TEST
 
-/* Selects the table row whose stack's leaf starts with leaf. */
-static void select_leaf(struct app *a, const char *leaf)
-{
-	const struct window *w = app_shown(a);
-
-	for (size_t pos = 0; pos < a->v.order.n; pos++) {
-		size_t depth = 0;
-		const uint32_t *f = model_stack(
-		    a->m, w->rows[view_row_at(&a->v, pos)].stack, &depth);
-		struct strview name = model_frame(a->m, f[depth - 1]);
-
-		if (name.len >= strlen(leaf) &&
-		    !memcmp(name.ptr, leaf, strlen(leaf))) {
-			view_select(&a->v, pos);
-			return;
-		}
-	}
-	ck_abort_msg("no row with leaf %s", leaf);
-}
-
 /* The detail shows the other stacks of the row and the optional figures,
  * "unknown" where no task told them (never 0), a known 0 as 0. */
 START_TEST(group_detail_other_stacks_and_figures)
@@ -241,11 +213,11 @@ START_TEST(group_detail_other_stacks_and_figures)
 	su_app(&a);
 	commit(&a, ARRAY_SIZE(rows), T0);
 	/* by spawn stack: the pool's row is parked at three stacks */
-	select_leaf(&a, "pool:worker:42");
+	su_select_leaf(&a, "pool:worker:42");
 	app_key(&a, 'd');
 	su_golden(&a, 80, 24, "detail_spawn_figures_80x24");
 	su_golden(&a, 160, 45, "detail_spawn_figures_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "Parked at: 3 stacks, by idle"));
 	ck_assert_ptr_nonnull(strstr(out.data, "longest poll     120.0ms"));
 	ck_assert_ptr_nonnull(strstr(out.data, "self-wakes             0"));
@@ -256,11 +228,11 @@ START_TEST(group_detail_other_stacks_and_figures)
 	/* by parked-at: the fetchers' queue on the lock, spawned by the pool */
 	app_key(&a, 'a');
 	ck_assert_int_eq(a.body, APP_BODY_TABLE);
-	select_leaf(&a, LOCK);
+	su_select_leaf(&a, LOCK);
 	app_key(&a, 'd');
 	su_golden(&a, 80, 24, "detail_parked_80x24");
 	su_golden(&a, 160, 45, "detail_parked_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "Parked-at stack, root first"));
 	ck_assert_ptr_nonnull(strstr(out.data, "Spawned at: 1 stack, by idle"));
 	ck_assert_ptr_nonnull(strstr(out.data, "longest poll     120.0ms"));
@@ -281,7 +253,7 @@ START_TEST(group_detail_other_stacks_and_figures)
 			view_select(&a.v, pos);
 	}
 	app_key(&a, 'd');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "1 name, 1 task,"));
 	ck_assert_ptr_nonnull(strstr(out.data, "longest poll       7.0ms"));
 	buf_fini(&out);

@@ -5,7 +5,6 @@
  * file sink (CI runs as root, so chmod would not deny it), inherited by the
  * forked child running asynctop_main with the toy producer. */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,20 +13,6 @@
 #include "encode/out.h"
 #include "tests/record_util.h"
 #include "tests/util.h"
-
-/* The entries of dir, "." and ".." aside. */
-static int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
 
 /* An unwritable -d: exit 1 naming the directory and the reason, before the
  * source is opened (the toy would be unreachable, exit 3, were it asked),
@@ -58,7 +43,7 @@ START_TEST(savedir_unwritable_fails_first)
 		ASSERT_ERR_HAS(&r, "cannot create a file in");
 		ASSERT_ERR_HAS(&r, strerror(errs[i]));
 		ck_assert_ptr_null(strstr(r.p.err.data, "not reachable"));
-		ck_assert_int_eq(entries(saves), 0);
+		ck_assert_int_eq(tu_count_entries(saves, NULL), 0);
 		rt_fini(&r);
 	}
 }
@@ -104,7 +89,7 @@ START_TEST(savedir_writable_is_left_clean)
 	rt_run_main(&r, argv, TOY_DATA);
 	ck_assert_msg(r.p.code == 0, "exit %d: %s", r.p.code, r.p.err.data);
 	ck_assert_ptr_null(strstr(r.p.out.data, "cannot save windows"));
-	ck_assert_int_eq(entries(saves), 0);
+	ck_assert_int_eq(tu_count_entries(saves, NULL), 0);
 	rt_fini(&r);
 }
 END_TEST

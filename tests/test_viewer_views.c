@@ -13,7 +13,6 @@
 #include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
-#include "tui/screen_dump.h"
 
 #define POOL "app:main:88", "pool:worker:42"
 #define MS   ((uint64_t)1000000)
@@ -81,39 +80,6 @@ static void three_windows(struct app *a)
 	su_commit(a, rows, ARRAY_SIZE(rows), T0 + 10 * SEC);
 }
 
-/* The screen's text at cols x rows. */
-static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
-{
-	buf_reset(out);
-	ck_assert_int_eq(screen_dump(a, cols, nrows, out), STATUS_OK);
-	buf_cstr(out);
-}
-
-/* Selects the table row whose stack's leaf starts with leaf. */
-static void select_leaf(struct app *a, const char *leaf)
-{
-	const struct window *w = app_shown(a);
-
-	for (size_t pos = 0; pos < a->v.order.n; pos++) {
-		size_t depth = 0;
-		const uint32_t *f = model_stack(
-		    a->m, w->rows[view_row_at(&a->v, pos)].stack, &depth);
-		struct strview name = model_frame(a->m, f[depth - 1]);
-
-		if (name.len >= strlen(leaf) &&
-		    !memcmp(name.ptr, leaf, strlen(leaf))) {
-			view_select(&a->v, pos);
-			return;
-		}
-	}
-	{
-		struct buf out;
-		buf_init(&out);
-		screen(a, 200, 30, &out);
-		ck_abort_msg("no row with the leaf %s:\n%s", leaf, out.data);
-	}
-}
-
 START_TEST(views_detail_golden_and_keys)
 {
 	struct app a;
@@ -123,20 +89,20 @@ START_TEST(views_detail_golden_and_keys)
 	buf_init(&out);
 	su_app(&a);
 	three_windows(&a);
-	select_leaf(&a, "pool:worker:42");
+	su_select_leaf(&a, "pool:worker:42");
 	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
 	ck_assert_int_eq(a.body, APP_BODY_DETAIL);
 	su_golden(&a, 80, 24, "detail_80x24");
 	su_golden(&a, 160, 45, "detail_160x45");
 	/* idle: the sleeper's tasks lead; busy: the hog */
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	hog = strstr(out.data, "  hog");
 	sleeper = strstr(out.data, "  sleeper");
 	ck_assert(hog && sleeper && sleeper < hog);
 	ck_assert_ptr_nonnull(strstr(out.data, "6 names, 27 tasks"));
 	ck_assert_ptr_nonnull(strstr(out.data, "per poll:  busy"));
 	app_key(&a, 'b');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	hog = strstr(out.data, "  hog");
 	sleeper = strstr(out.data, "  sleeper");
 	ck_assert(hog && sleeper && hog < sleeper);
@@ -145,7 +111,7 @@ START_TEST(views_detail_golden_and_keys)
 	ck_assert_ptr_null(strstr(out.data, "\x1b"));
 	/* it scrolls, and the bottom is clamped to what it holds */
 	app_key(&a, KC_END);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "  evil"));
 	ck_assert_ptr_null(strstr(out.data, "Spawn stack, root first"));
 	app_key(&a, KC_HOME);
@@ -181,29 +147,29 @@ START_TEST(views_detail_deep_hostile_and_gone)
 	buf_init(&out);
 	su_app(&a);
 	three_windows(&a);
-	select_leaf(&a, "deep_leaf_at_thirty");
+	su_select_leaf(&a, "deep_leaf_at_thirty");
 	app_key(&a, 'd');
-	screen(&a, 80, 45, &out);
+	su_screen(&a, 80, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "(30 frames)"));
 	ck_assert_ptr_nonnull(strstr(out.data, "    1  d00\n"));
 	ck_assert_ptr_nonnull(strstr(out.data, "   30  deep_leaf_at_thirty\n"));
 	su_golden(&a, 80, 24, "detail_deep_80x24");
 	app_key(&a, KC_ESC);
-	select_leaf(&a, "xxxxxxxx");
+	su_select_leaf(&a, "xxxxxxxx");
 	app_key(&a, 'd');
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	for (const char *p = out.data; *p; p++)
 		ck_assert_uint_lt(strcspn(p, "\n"), 80 * 4 + 1);
 	ck_assert(utf8_valid(buf_view(&out)));
 	/* history: the pool is in every window; the spin stack is not in
 	 * the first */
 	app_key(&a, KC_ESC);
-	select_leaf(&a, "app:spin:12");
+	su_select_leaf(&a, "app:spin:12");
 	app_key(&a, KC_ENTER);
 	app_key(&a, '[');
 	app_key(&a, '[');
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(
 	    strstr(out.data, "this stack is not in the shown window"));
 	buf_fini(&out);
@@ -243,7 +209,7 @@ START_TEST(views_compare_golden_and_marks)
 	ck_assert_int_eq(a.body, APP_BODY_COMPARE);
 	su_golden(&a, 80, 24, "compare_80x24");
 	su_golden(&a, 160, 45, "compare_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(
 	    strstr(out.data, "window 2 against the previous window 1"));
 	/* the spin stack is new in window 2; the pool's idle fell */
@@ -252,7 +218,7 @@ START_TEST(views_compare_golden_and_marks)
 	ck_assert(spin && pool && spin < pool);
 	ck_assert_ptr_nonnull(strstr(out.data, "-8.88s"));
 	app_key(&a, 'I');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	spin = strstr(out.data, "new   app:spin:12");
 	pool = strstr(out.data, "pool:worker:42");
 	ck_assert(spin && pool && pool < spin);
@@ -265,7 +231,7 @@ START_TEST(views_compare_golden_and_marks)
 	app_key(&a, '[');
 	app_key(&a, '[');
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(
 	    strstr(out.data, "window 1 against the marked window 3"));
 	ck_assert_ptr_nonnull(strstr(out.data, "gone  app:spin:12"));
@@ -276,7 +242,7 @@ START_TEST(views_compare_golden_and_marks)
 	ck_assert_uint_eq(a.mark_seq, 0);
 	app_key(&a, '[');
 	app_key(&a, '[');
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(
 	    strstr(out.data, "no kept window before this one to compare with"));
 	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
@@ -311,19 +277,19 @@ START_TEST(views_tree_golden_and_keys)
 	three_windows(&a);
 	ck_assert_uint_eq(app_key(&a, 't'), APP_REDRAW);
 	ck_assert_int_eq(a.body, APP_BODY_TREE);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	/* app:main:88 (the pool, idle 11.03 s) leads the top level */
 	line_of(&out, 5, l, sizeof(l));
 	ck_assert_msg(strstr(l, "app:main:88") && strstr(l, "11.03s"), "%s", l);
 	ck_assert_uint_eq(a.tree.sel, 0);
 	app_key(&a, KC_RIGHT);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	line_of(&out, 6, l, sizeof(l));
 	ck_assert_msg(strstr(l, "  pool:worker:42"), "%s", l);
 	su_golden(&a, 80, 24, "tree_80x24");
 	/* busy: the spin stack's root leads */
 	app_key(&a, 'b');
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	line_of(&out, 5, l, sizeof(l));
 	ck_assert_msg(strstr(l, "app:main:88"), "%s", l);
 	app_key(&a, '1');
@@ -335,12 +301,12 @@ START_TEST(views_tree_golden_and_keys)
 	a.tree.sel_path = a.tree.nodes[tree_row(&a.tree, a.tree.sel)].path;
 	app_key(&a, '*');
 	su_golden(&a, 160, 45, "tree_160x45");
-	screen(&a, 80, 45, &out);
+	su_screen(&a, 80, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "30:  deep_leaf_at_thirty"));
 	ck_assert_ptr_nonnull(strstr(out.data, "29:"));
 	/* a new window: the deep stack stays open, the selection on it */
 	su_commit(&a, rows, ARRAY_SIZE(rows), T0 + 15 * SEC);
-	screen(&a, 80, 45, &out);
+	su_screen(&a, 80, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "deep_leaf_at_thirty"));
 	/* - on the leaf goes to its parent; then the left arrow collapses
 	 * the parent */
@@ -350,12 +316,12 @@ START_TEST(views_tree_golden_and_keys)
 			a.tree.sel = i;
 	a.tree.sel_path = a.tree.nodes[tree_row(&a.tree, a.tree.sel)].path;
 	app_key(&a, '-');
-	screen(&a, 80, 45, &out);
+	su_screen(&a, 80, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "deep_leaf_at_thirty"));
 	ck_assert_uint_eq(a.tree.nodes[tree_row(&a.tree, a.tree.sel)].depth,
 	                  29);
 	app_key(&a, KC_LEFT);
-	screen(&a, 80, 45, &out);
+	su_screen(&a, 80, 45, &out);
 	ck_assert_ptr_null(strstr(out.data, "deep_leaf_at_thirty"));
 	ck_assert_uint_eq(app_key(&a, KC_ESC), APP_REDRAW);
 	ck_assert_int_eq(a.body, APP_BODY_TABLE);
@@ -382,7 +348,7 @@ START_TEST(views_flame_golden_and_zoom)
 	ck_assert_int_eq(a.body, APP_BODY_FLAME);
 	su_golden(&a, 80, 24, "flame_80x24");
 	su_golden(&a, 160, 45, "flame_160x45");
-	screen(&a, 100, 24, &out);
+	su_screen(&a, 100, 24, &out);
 	/* "all" spans the width; the pool's 91.7% of idle leads level 2 */
 	line_of(&out, 4, l, sizeof(l));
 	ck_assert_msg(strstr(l, "all") && strlen(l) >= 99, "%s", l);
@@ -396,13 +362,13 @@ START_TEST(views_flame_golden_and_zoom)
 	app_key(&a, KC_DOWN);
 	app_key(&a, KC_DOWN);
 	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
-	screen(&a, 100, 24, &out);
+	su_screen(&a, 100, 24, &out);
 	line_of(&out, 4, l, sizeof(l));
 	ck_assert_msg(strstr(l, "pool:worker:42") && strlen(l) >= 99, "%s", l);
 	ck_assert_ptr_nonnull(strstr(out.data, "zoom 9"));
 	/* a new window keeps the zoom (kept by frames, not by node) */
 	su_commit(&a, rows, ARRAY_SIZE(rows), T0 + 15 * SEC);
-	screen(&a, 100, 24, &out);
+	su_screen(&a, 100, 24, &out);
 	line_of(&out, 4, l, sizeof(l));
 	ck_assert_msg(strstr(l, "pool:worker:42") && strlen(l) >= 99, "%s", l);
 	/* right and left move on a level; up stops at the zoom */

@@ -9,7 +9,6 @@
 #include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
-#include "tui/screen_dump.h"
 
 #define MS ((uint64_t)1000000)
 #define KNOW(e, val)                                                   \
@@ -44,13 +43,6 @@ static const struct su_more more[] = {
 	{ .x = KNOW(MAX_POLL, 3 * MS) },
 };
 
-static void screen(struct app *a, size_t cols, size_t nrows, struct buf *out)
-{
-	buf_reset(out);
-	ck_assert_int_eq(screen_dump(a, cols, nrows, out), STATUS_OK);
-	buf_cstr(out);
-}
-
 /* The table's line of the row whose stack's leaf is leaf. */
 static const char *line_of(const char *screen, const char *leaf)
 {
@@ -72,7 +64,7 @@ START_TEST(warn_marker_count_and_list)
 	su_commit_more(&a, rows, more, ARRAY_SIZE(rows), T0);
 	su_golden(&a, 80, 24, "warn_table_80x24");
 	su_golden(&a, 160, 45, "warn_table_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "LIVE · 3 warnings"));
 	/* the marker on the three rows concerned, not on the fine one */
 	l = line_of(out.data, "shop:checkout:40");
@@ -88,7 +80,7 @@ START_TEST(warn_marker_count_and_list)
 	ck_assert_int_eq(a.body, APP_BODY_WARN);
 	su_golden(&a, 80, 24, "warn_list_80x24");
 	su_golden(&a, 160, 45, "warn_list_160x45");
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "WARNINGS · 3 on window 1"));
 	ck_assert_ptr_nonnull(strstr(out.data, "long-poll"));
 	ck_assert_ptr_nonnull(
@@ -105,7 +97,7 @@ START_TEST(warn_marker_count_and_list)
 	ck_assert_int_eq(a.body, APP_BODY_TABLE);
 	/* grouped by parked-at the rows are others: evaluated again */
 	app_key(&a, 'a');
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "! shop:never:9"));
 	buf_fini(&out);
 	app_fini(&a);
@@ -122,17 +114,17 @@ START_TEST(warn_none_lists_rules_and_threshold)
 	/* no window yet: W opens, and a window then shows in it */
 	app_key(&a, 'W');
 	ck_assert_int_eq(a.body, APP_BODY_WARN);
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	app_key(&a, 'W');
 	/* the fine row only: no marker column, no count */
 	su_commit_more(&a, rows + 3, more + 3, 1, T0);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_null(strstr(out.data, "warning"));
 	ck_assert_ptr_null(strstr(out.data, "%    shop:fine:70"));
 	ck_assert_ptr_nonnull(strstr(out.data, "%  shop:fine:70"));
 	app_key(&a, 'W');
 	su_golden(&a, 80, 24, "warn_none_80x24");
-	screen(&a, 80, 24, &out);
+	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "no warnings on this window"));
 	ck_assert_ptr_nonnull(strstr(out.data, "stuck-idle"));
 	app_fini(&a);
@@ -140,7 +132,7 @@ START_TEST(warn_none_lists_rules_and_threshold)
 	su_app(&a);
 	a.o.warn.poll_ns = 2 * MS;
 	su_commit_more(&a, rows + 3, more + 3, 1, T0);
-	screen(&a, 160, 45, &out);
+	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "1 warning"));
 	buf_fini(&out);
 	app_fini(&a);

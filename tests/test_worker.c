@@ -2,13 +2,13 @@
  * order, exact samples, shared boundaries, clamping, empty windows,
  * errors, hangs, stop, end-now, max_windows, progress and clean-up. */
 #include <check.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "adapters/adapter.h"
 #include "adapters/worker.h"
 #include "model/window.h"
+#include "tests/adapter_util.h"
 #include "tests/fake_adapter.h"
 #include "tests/util.h"
 
@@ -57,23 +57,12 @@ static void feed(const struct worker_msg *m, struct got *g)
 static struct worker_msg *next_msg(struct worker *w)
 {
 	for (;;) {
-		struct worker_msg *m = NULL;
-		struct pollfd p;
+		struct worker_msg *m = au_next_msg(w);
 
-		if (worker_read(w, &m) == STATUS_OK) {
-			if (m->kind != WORKER_STATE ||
-			    m->state == SOURCE_RETRYING)
-				return m;
-			ck_assert_str_eq(source_state_str(m->state),
-			                 "connected");
-			worker_msg_free(m);
-			continue;
-		}
-		p.fd = worker_fd(w);
-		p.events = POLLIN;
-		p.revents = 0;
-		ck_assert_msg(poll(&p, 1, 10000) > 0,
-		              "no message from the worker within 10 s");
+		if (m->kind != WORKER_STATE || m->state == SOURCE_RETRYING)
+			return m;
+		ck_assert_str_eq(source_state_str(m->state), "connected");
+		worker_msg_free(m);
 	}
 }
 

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/util.h"
+
 uint64_t tmux_now_ms(void)
 {
 	struct timespec ts;
@@ -109,9 +111,7 @@ void tmux_events_open(struct tmux_events *e, const char *dir)
 	buf_init(&e->out);
 	e->drain = -1;
 	snprintf(e->fifo, sizeof(e->fifo), "%s/events", dir);
-	ck_assert_int_eq(mkfifo(e->fifo, 0600), 0);
-	e->fd = open(e->fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	ck_assert_int_ge(e->fd, 0);
+	e->fd = tu_fifo_open(e->fifo);
 }
 
 void tmux_events_close(struct tmux_events *e)
@@ -338,6 +338,23 @@ void tmux_pty_open(struct tmux_pty *p, unsigned short cols, unsigned short rows)
 	ck_assert_int_eq(ioctl(p->master, TIOCSWINSZ, &ws), 0);
 	p->slave = open(p->name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	ck_assert_int_ge(p->slave, 0);
+}
+
+void tmux_pty_child(const struct tmux_pty *p, const char *errpath)
+{
+	int fd, tty;
+
+	setsid();
+	tty = open(p->name, O_RDWR);
+	if (tty < 0 || ioctl(tty, TIOCSCTTY, 0) < 0)
+		_exit(125);
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
+		_exit(126);
+	fd = errpath ? open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600) : tty;
+	if (fd < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	close(tty);
 }
 
 void tmux_pty_close(struct tmux_pty *p)

@@ -125,6 +125,12 @@ struct tmux_pty {
  * failure. */
 void tmux_pty_open(struct tmux_pty *p, unsigned short cols,
                    unsigned short rows);
+/* In a child forked to run on p: a session of its own whose controlling
+ * terminal is p's, stdin and stdout from and to /dev/null, stderr into
+ * the file errpath (created) or, when NULL, the terminal.  Exits the
+ * child with 125 (the terminal), 126 (stdin, stdout) or 127 (stderr)
+ * when a step fails. */
+void tmux_pty_child(const struct tmux_pty *p, const char *errpath);
 void tmux_pty_close(struct tmux_pty *p);
 
 /* Fails the test unless the terminal is back in its first state: the

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,9 +130,75 @@ unsigned long tu_torture(tu_torture_fn fn, void *ctx)
 	return total;
 }
 
+int tu_count_entries(const char *dir, const char *except)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		     (!except || strcmp(e->d_name, except));
+	closedir(d);
+	return n;
+}
+
 void tu_skip(const char *test, const char *why)
 {
 	fprintf(stderr, "SKIP %s: %s\n", test, why);
+}
+
+int tu_fifo_open(const char *path)
+{
+	int fd;
+
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+bool tu_read_until(int fd, struct buf *seen, tu_seen_fn done, const void *ctx,
+                   int limit_s)
+{
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		const char *text = buf_cstr(seen);
+		char chunk[512];
+		ssize_t k;
+
+		ck_assert_ptr_nonnull(text);
+		if (done(text, ctx))
+			return true;
+		if (poll(&p, 1, limit_s * 1000) <= 0)
+			return false;
+		k = read(fd, chunk, sizeof(chunk));
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0)
+			return false;
+		buf_add(seen, chunk, (size_t)k);
+	}
+}
+
+char tu_proc_state(long pid)
+{
+	char path[64];
+	struct buf b;
+	const char *text, *close;
+	char st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	buf_init(&b);
+	if (tu_read_file(path, &b) == STATUS_OK && (text = buf_cstr(&b))) {
+		/* the name in parentheses may hold any byte: the last ')' */
+		close = strrchr(text, ')');
+		if (close && close[1] == ' ')
+			st = close[2];
+	}
+	buf_fini(&b);
+	return st;
 }
 
 /* ---- child processes ---------------------------------------------------- */

@@ -1,9 +1,11 @@
 /* Helpers shared by the test suites: temporary directories, files, the
- * allocation-failure ("torture") loop, skipping with a reason, and running
- * a child process with a hard time limit. */
+ * allocation-failure ("torture") loop, skipping with a reason, the event
+ * channel's FIFO and its bounded reads, a process's state, and running a
+ * child process with a hard time limit. */
 #ifndef ASYNCTOP_TESTS_UTIL_H
 #define ASYNCTOP_TESTS_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <time.h>
@@ -16,6 +18,10 @@
 void tu_mkdtemp(char *dir, size_t size);
 /* Removes dir and everything in it (one level of files). */
 void tu_rmtree(const char *dir);
+
+/* How many entries dir holds, "." and ".." aside, and except too when not
+ * NULL.  Fails the test when dir cannot be read. */
+int tu_count_entries(const char *dir, const char *except);
 
 /* Reads a whole file into b (which must be initialised); status of I/O. */
 enum status tu_read_file(const char *path, struct buf *b);
@@ -38,6 +44,22 @@ int tu_listen_unix(const char *path);
 
 /* Prints "SKIP <test>: <why>" once to stderr, so a skip is never silent. */
 void tu_skip(const char *test, const char *why);
+
+/* Makes a FIFO at path and opens it to read without blocking (no writer
+ * need be there yet); returns the descriptor.  Fails the test on error. */
+int tu_fifo_open(const char *path);
+
+/* Whether the text read so far is what tu_read_until waits for. */
+typedef bool (*tu_seen_fn)(const char *text, const void *ctx);
+/* Reads fd (non-blocking) into seen (initialised) until done(its text, ctx)
+ * holds: true; false when fd ends or limit_s passes without a byte.  seen
+ * is a C string whenever done is asked. */
+bool tu_read_until(int fd, struct buf *seen, tu_seen_fn done, const void *ctx,
+                   int limit_s);
+
+/* The state letter of /proc/PID/stat ('T' stopped), or 0 when it cannot be
+ * read (the process is gone). */
+char tu_proc_state(long pid);
 
 /* ---- child processes ----------------------------------------------------
  * A child runs in a process group of its own, with every signal unblocked,

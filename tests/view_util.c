@@ -62,6 +62,23 @@ const struct window *vu_commit_rows(struct model *m, const struct vu_row *t,
 	return w;
 }
 
+const struct window *vu_open_rows(struct model **m, struct view *v,
+                                  const struct vu_row *t, size_t n)
+{
+	const struct window *w;
+
+	ck_assert_int_eq(model_new(NULL, m), STATUS_OK);
+	w = vu_commit_rows(*m, t, n);
+	view_init(v, METRIC_IDLE);
+	return w;
+}
+
+void vu_close(struct model *m, struct view *v)
+{
+	view_fini(v);
+	model_free(m);
+}
+
 const char *vu_leaf(const struct view *v, size_t pos, char *dst, size_t size)
 {
 	size_t depth;

@@ -1,6 +1,7 @@
 /* Helpers of the table-state tests (tui/view.h): windows committed from
- * plain rows, the leaf of a shown row, and a filter applied with the rows
- * it keeps checked one by one against view_row_matches. */
+ * plain rows, a model and view opened on them and closed, the leaf of a
+ * shown row, and a filter applied with the rows it keeps checked one by
+ * one against view_row_matches. */
 #ifndef ASYNCTOP_TESTS_VIEW_UTIL_H
 #define ASYNCTOP_TESTS_VIEW_UTIL_H
 
@@ -27,6 +28,14 @@ struct vu_row {
  * when it has none), idle + k and busy + 1 for the k-th. */
 const struct window *vu_commit_rows(struct model *m, const struct vu_row *t,
                                     size_t n);
+
+/* The opening of most filter tests: a new model into *m holding the one
+ * window of rows t[0 .. n) (vu_commit_rows), and v made on it weighting
+ * idle (view_init); returns the window.  vu_close frees both. */
+const struct window *vu_open_rows(struct model **m, struct view *v,
+                                  const struct vu_row *t, size_t n);
+/* view_fini(v), then model_free(m). */
+void vu_close(struct model *m, struct view *v);
 
 /* The leaf frame of the row shown at pos into dst (cut to size); dst. */
 const char *vu_leaf(const struct view *v, size_t pos, char *dst, size_t size);

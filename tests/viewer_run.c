@@ -251,3 +251,12 @@ void frun_quit(struct frun *r)
 	TMUX_WAIT(&r->ev, "exit 0", FRUN_WAIT_MS);
 	frun_expect_exit(r, 0);
 }
+
+void frun_survived(struct frun *r)
+{
+	frun_assert_viewer(r);
+	frun_assert_all_kept(r);
+	frun_assert_saves(r);
+	frun_quit(r);
+	frun_end(r);
+}

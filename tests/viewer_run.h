@@ -57,5 +57,9 @@ void frun_assert_all_kept(struct frun *r);
 void frun_assert_saves(struct frun *r);
 /* Quits with q: exit 0, the terminal restored. */
 void frun_quit(struct frun *r);
+/* How a case ends once the viewer came through its fault: still in its
+ * own terminal (frun_assert_viewer), every window kept, S saves, q quits
+ * cleanly; then frun_end. */
+void frun_survived(struct frun *r);
 
 #endif
