@@ -43,6 +43,12 @@ struct view_index {
 	size_t est_cap, rst_cap;
 	uint32_t *ids; /* scratch of a build: each row's stack id */
 	size_t ids_cap;
+	/* each row's task name when it has one (0: read its entries), made
+	 * when a row's stack first misses: a later key then reads 4 bytes a
+	 * row, not the row and its entries */
+	uint32_t *rname;
+	size_t rname_cap;
+	bool rname_ok;
 	size_t bucket[BUCKETS + 1];
 	uint64_t *used; /* the strings the window refers to */
 	size_t used_cap, used_n;
@@ -86,6 +92,7 @@ void view_index_free(struct view_index *ix)
 	mem_free(ix->est);
 	mem_free(ix->rst);
 	mem_free(ix->ids);
+	mem_free(ix->rname);
 	mem_free(ix->used);
 	mem_free(ix->hits);
 	mem_free(ix->sknown);
@@ -429,6 +436,14 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
 
 	if (fresh)
 		index_reset(ix, m);
+	/* room for a stack and a frame a row, of about 4 frames and 32
+	 * bytes, so that the first build does not copy them as they grow */
+	if (fresh && n < SIZE_MAX / 64 &&
+	    (mem_grow(&ix->sref, &ix->sref_cap, 5 * n, sizeof(*ix->sref)) ||
+	     mem_grow(&ix->stk, &ix->stk_cap, n, sizeof(*ix->stk)) ||
+	     mem_grow(&ix->text, &ix->text_cap, 32 * n, 1) ||
+	     mem_grow(&ix->soff, &ix->soff_cap, n + 1, sizeof(*ix->soff))))
+		return STATUS_NOMEM;
 	if (ix->names.n > 2 * w->nentries + 4096)
 		vtable_clear(&ix->names);
 	ix->tag.ok = false;
@@ -457,6 +472,7 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
 	else if (ix->nstr > 2 * ix->used_n + 4096 &&
 	         count_used(ix, n) != STATUS_OK)
 		return STATUS_NOMEM;
+	ix->rname_ok = false;
 	view_tag_set(&ix->tag, w);
 	return STATUS_OK;
 }
@@ -611,13 +627,34 @@ void view_index_stacks(struct view_index *ix)
 		(void)stack_hits(ix, ix->est[e]);
 }
 
+/* Makes rname for the rows of tag's window (without memory, the rows'
+ * entries are read each time). */
+static void row_names(struct view_index *ix)
+{
+	const struct window *w = ix->tag.w;
+
+	if (mem_grow(&ix->rname, &ix->rname_cap, w->nrows, sizeof(*ix->rname)))
+		return;
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *fr = &w->rows[r];
+
+		ix->rname[r] = fr->count == 1 ? w->entries[fr->first].name : 0;
+	}
+	ix->rname_ok = true;
+}
+
 bool view_index_row_hits(struct view_index *ix, size_t row)
 {
 	const struct window *w = ix->tag.w;
-	const struct fold_row *r = &w->rows[row];
+	const struct fold_row *r;
 
 	if (stack_hits(ix, ix->rst[row]))
 		return true;
+	if (!ix->rname_ok)
+		row_names(ix);
+	if (ix->rname_ok && ix->rname[row])
+		return name_hits(ix, ix->rname[row]);
+	r = &w->rows[row];
 	for (uint32_t i = 0; i < r->count; i++)
 		if (name_hits(ix, w->entries[r->first + i].name))
 			return true;
