@@ -54,6 +54,7 @@ static enum status match_rows(struct view *v, const struct window *w,
 	size_t words = (w->nrows + 63) / 64;
 	int how = 0; /* 0: every row, 1: narrowing, 2: widening */
 	struct view_index *ix = v->ix;
+	const uint32_t *ord;
 
 	if (view_tag_holds(&v->match_tag, w)) {
 		if (v->match_len == len && !memcmp(v->match_fold, f, len))
@@ -73,7 +74,7 @@ static enum status match_rows(struct view *v, const struct window *w,
 		return STATUS_NOMEM;
 	if (view_index_search(ix, f, len) != STATUS_OK)
 		return STATUS_NOMEM;
-	view_index_stacks(ix);
+	ord = view_index_order(ix);
 	if (!how) {
 		v->match_tag.ok = false;
 		if (mem_grow(&v->match, &v->match_words, words,
@@ -81,12 +82,13 @@ static enum status match_rows(struct view *v, const struct window *w,
 			return STATUS_NOMEM;
 		memset(v->match, 0, words * sizeof(*v->match));
 	}
-	for (size_t r = 0; r < w->nrows; r++) {
+	for (size_t e = 0; e < w->nrows; e++) {
+		size_t r = ord[e];
 		bool was = how && vsearch_bit(v->match, r);
 
 		if ((how == 1 && !was) || (how == 2 && was))
 			continue;
-		if (view_index_row_hits(ix, r) != was)
+		if (view_index_entry_hits(ix, e) != was)
 			v->match[r / 64] ^= (uint64_t)1 << (r % 64);
 	}
 	view_tag_set(&v->match_tag, w);

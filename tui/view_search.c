@@ -17,10 +17,10 @@
  * stacks met, numbered in order of meeting: stack k's depth is
  * sref[stk[k]], then its frames' string numbers, leaf first.  Ids are
  * never reused within a model, so these outlive a window; when mostly
- * unused, the index starts over.  For the window of tag: its rows' stack
- * numbers, about in the order of their stack ids (est, which is about the
- * order of the model's memory: row ord[e] is of stack est[e]) and in row
- * order (rst).  Task names are only read for the rows whose stack misses:
+ * unused, the index starts over.  For the window of tag: its rows about
+ * in the order of their stack ids, which is about the order of the model's
+ * memory (row ord[e] is of stack number est[e]).  Task names are only read
+ * for the rows whose stack misses:
  * each name's answer is kept in names (val: the search it answers, times
  * two, plus one when it holds). */
 struct view_index {
@@ -39,8 +39,8 @@ struct view_index {
 	struct view_tag tag;
 	uint32_t *ord;
 	size_t ord_cap;
-	uint32_t *est, *rst;
-	size_t est_cap, rst_cap;
+	uint32_t *est;
+	size_t est_cap;
 	uint32_t *ids; /* scratch of a build: each row's stack id */
 	size_t ids_cap;
 	/* each row's task name when it has one (0: read its entries), made
@@ -90,7 +90,6 @@ void view_index_free(struct view_index *ix)
 	mem_free(ix->stk);
 	mem_free(ix->ord);
 	mem_free(ix->est);
-	mem_free(ix->rst);
 	mem_free(ix->ids);
 	mem_free(ix->rname);
 	mem_free(ix->used);
@@ -451,7 +450,6 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
 	             sizeof(*ix->soff)) ||
 	    mem_grow(&ix->ord, &ix->ord_cap, n, sizeof(*ix->ord)) ||
 	    mem_grow(&ix->est, &ix->est_cap, n, sizeof(*ix->est)) ||
-	    mem_grow(&ix->rst, &ix->rst_cap, n, sizeof(*ix->rst)) ||
 	    mem_grow(&ix->ids, &ix->ids_cap, n, sizeof(*ix->ids)))
 		return STATUS_NOMEM;
 	ix->soff[ix->nstr] = ix->text_len;
@@ -463,7 +461,6 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
 		if (!s || (!*s && add_stack(ix, s, id) != STATUS_OK))
 			return STATUS_NOMEM;
 		ix->est[e] = *s - 1;
-		ix->rst[ix->ord[e]] = *s - 1;
 	}
 	/* when the strings have doubled since last counted (all are used
 	 * when the index starts over) */
@@ -619,14 +616,6 @@ static bool name_hits(struct view_index *ix, uint32_t id)
 	return ix->last_hit = hit;
 }
 
-void view_index_stacks(struct view_index *ix)
-{
-	const struct window *w = ix->tag.w;
-
-	for (size_t e = 0; e < w->nrows; e++)
-		(void)stack_hits(ix, ix->est[e]);
-}
-
 /* Makes rname for the rows of tag's window (without memory, the rows'
  * entries are read each time). */
 static void row_names(struct view_index *ix)
@@ -643,12 +632,18 @@ static void row_names(struct view_index *ix)
 	ix->rname_ok = true;
 }
 
-bool view_index_row_hits(struct view_index *ix, size_t row)
+const uint32_t *view_index_order(const struct view_index *ix)
+{
+	return ix->ord;
+}
+
+bool view_index_entry_hits(struct view_index *ix, size_t e)
 {
 	const struct window *w = ix->tag.w;
+	size_t row = ix->ord[e];
 	const struct fold_row *r;
 
-	if (stack_hits(ix, ix->rst[row]))
+	if (stack_hits(ix, ix->est[e]))
 		return true;
 	if (!ix->rname_ok)
 		row_names(ix);
