@@ -7,7 +7,8 @@
  * as ratios to it; each exploration view's keys (open, weight, back),
  * under the groupings too, and the detail of a row of 100,000 entries.
  * Prints "name value" lines (ms or percent), best of RUNS
- * except the filter's very first key, which is timed once.
+ * except the filter's very first key, which is timed once (and again as
+ * the best of RUNS viewers of their own).
  *   bench_viewer [RUNS] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,54 @@ static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
 	return 0;
 }
 
+/* The options of a bench viewer. */
+static void bench_opts(struct app_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->prog = "bench";
+	o->adapter = "bench";
+	o->endpoint = "";
+	o->window_ns = 5000000000u;
+	o->refresh_ns = 1000000000u;
+	o->save_dir = ".";
+	o->history = 4;
+	o->events = -1;
+}
+
+/* The filter's very first key, best of runs (bench times it once): each
+ * run a viewer of its own shows its first window, then '/' and a letter
+ * build the filter's index from nothing.  Prints
+ * viewer_filter_very_first_key_best_TAG_ms. */
+static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
+{
+	static const int k[2] = { '/', 'h' };
+	double ms = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		struct gen g = { stacks, depth, 88172645463325252u, 0 };
+		struct app a;
+		struct app_opts o;
+		struct screen scr;
+		int rc;
+
+		bench_opts(&o);
+		if (app_init(&a, &o) != STATUS_OK)
+			return -1;
+		if (fill(&a, &g) || screen_init(&scr, 200, 50) != STATUS_OK) {
+			app_fini(&a);
+			return -1;
+		}
+		rc = app_render(&a, &scr) != STATUS_OK ||
+		     timed(&a, &scr, k, 2, &ms);
+		screen_fini(&scr);
+		app_fini(&a);
+		if (rc)
+			return -1;
+	}
+	printf("viewer_filter_very_first_key_best_%s_ms %.3f\n", tag, ms);
+	return 0;
+}
+
 static int bench(size_t stacks, size_t depth, int runs, size_t cols,
                  size_t rows)
 {
@@ -407,15 +456,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	size_t kept_first = 0, kept_last = 0;
 	char tag[32];
 
-	memset(&o, 0, sizeof(o));
-	o.prog = "bench";
-	o.adapter = "bench";
-	o.endpoint = "";
-	o.window_ns = 5000000000u;
-	o.refresh_ns = 1000000000u;
-	o.save_dir = ".";
-	o.history = 4;
-	o.events = -1;
+	bench_opts(&o);
 	f.key = f.idle = f.arrive = f.first_ever = f.first = f.again = f.next =
 	    f.back = f.esc = f.weigh = f.idle_filter = f.arrive_filter = 1e30;
 	if (app_init(&a, &o) != STATUS_OK || fill(&a, &g) ||
@@ -484,6 +525,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		f.first = f.first_ever;
 	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
 	         depth == 3 ? "" : "_depth12");
+	if (very_first(stacks, depth, runs, tag))
+		return -1;
 	(void)app_do(&a, ACTION_BOTTOM);
 	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
 	    view_keys(&a, &scr, runs, '=', "compare", tag) ||

@@ -1,59 +1,54 @@
 /* The filter's search: case folding and substring matching of frames and
- * task names, and an index of those of a model's windows, case-folded once
- * and kept across windows, that a filter key searches. */
+ * task names, and an index of the frames and stacks of a model's windows,
+ * case-folded once and kept across windows, that a filter key searches,
+ * with what each stack and task name was found to hold for the filter. */
 #include "tui/view_search.h"
 
 #include <string.h>
 
 #include "model/alloc.h"
-
-/* Open addressing over model ids (never 0): a string's number, or where
- * a stack's string numbers are in sref. */
-struct view_slot {
-	uint32_t id; /* 0: free */
-	uint32_t val;
-};
-
-struct view_table {
-	struct view_slot *slot;
-	size_t cap, n; /* cap = 1 << bits, at most half full */
-	unsigned bits;
-};
+#include "tui/view_idmap.h"
 
 /* Buckets of the sort of a window's rows by stack id. */
 #define BUCKETS 4096
 
-/* The filter's index: the distinct frames and task names met so far,
- * case-folded, end to end in text (string k is text[soff[k] .. soff[k +
- * 1])), and the frames of each stack met, as string numbers.  Ids are never
- * reused within a model, so these outlive a window; when mostly unused,
- * the index starts over.  For the window of tag: its rows about in the
- * order of their stack ids (row ord[e] has frames refs[eoff[e] .. eoff[e +
- * 1])), which is about the order of the model's memory, and each row's
- * task names (nref[nroff[r] .. nroff[r + 1]]). */
+/* The filter's index: the distinct frames met so far, case-folded, end
+ * to end in text (string k is text[soff[k] .. soff[k + 1])), and the
+ * stacks met, numbered in order of meeting: stack k's depth is
+ * sref[stk[k]], then its frames' string numbers, leaf first.  Ids are
+ * never reused within a model, so these outlive a window; when mostly
+ * unused, the index starts over.  For the window of tag: its rows about
+ * in the order of their stack ids, which is about the order of the model's
+ * memory (row ord[e] is of stack number est[e]).  Task names are only read
+ * for the rows whose stack misses:
+ * each name's answer is kept in names (val: the search it answers, times
+ * two, plus one when it holds). */
 struct view_index {
 	const struct model *m;
-	bool stale; /* start over at the next build */
-	struct view_table frames, names, stacks;
+	bool stale;                     /* start over at the next build */
+	struct view_map frames, stacks; /* id: its number + 1 */
+	struct view_table names;
 	char *text;
 	size_t text_len, text_cap;
 	size_t *soff; /* soff[nstr] == text_len */
 	size_t nstr, soff_cap;
-	uint32_t *sref; /* per stack: its depth, then its frames' strings */
+	uint32_t *sref;
 	size_t nsref, sref_cap;
+	uint32_t *stk;
+	size_t nstk, stk_cap;
 	struct view_tag tag;
 	uint32_t *ord;
 	size_t ord_cap;
-	size_t *eoff;
-	size_t eoff_cap;
-	uint32_t *refs;
-	size_t nrefs, refs_cap;
-	size_t *nroff;
-	size_t nroff_cap;
-	uint32_t *nref;
-	size_t nnref, nref_cap;
-	uint64_t *key; /* scratch of a build: (stack << 32 | row), twice */
-	size_t key_cap;
+	uint32_t *est;
+	size_t est_cap;
+	uint32_t *ids; /* scratch of a build: each row's stack id */
+	size_t ids_cap;
+	/* each row's task name when it has one (0: read its entries), made
+	 * when a row's stack first misses: a later key then reads 4 bytes a
+	 * row, not the row and its entries */
+	uint32_t *rname;
+	size_t rname_cap;
+	bool rname_ok;
 	size_t bucket[BUCKETS + 1];
 	uint64_t *used; /* the strings the window refers to */
 	size_t used_cap, used_n;
@@ -63,6 +58,13 @@ struct view_index {
 	bool hits_ok;
 	char hits_fold[VIEW_FILTER_MAX];
 	size_t hits_len;
+	uint32_t gen;                 /* searches for another string, from 1 */
+	uint32_t last_name, last_gen; /* the last name asked, and its answer */
+	bool last_hit;
+	/* a bit per stack: whether one of its strings holds hits_fold is
+	 * known (sknown), and then whether one does (shit) */
+	uint64_t *sknown, *shit;
+	size_t sbits_cap;
 };
 
 enum status view_index_new(struct view_index **out)
@@ -79,20 +81,21 @@ void view_index_free(struct view_index *ix)
 {
 	if (!ix)
 		return;
-	mem_free(ix->frames.slot);
-	mem_free(ix->names.slot);
-	mem_free(ix->stacks.slot);
+	vmap_fini(&ix->frames);
+	vtable_fini(&ix->names);
+	vmap_fini(&ix->stacks);
 	mem_free(ix->text);
 	mem_free(ix->soff);
 	mem_free(ix->sref);
-	mem_free(ix->key);
+	mem_free(ix->stk);
 	mem_free(ix->ord);
-	mem_free(ix->eoff);
-	mem_free(ix->refs);
-	mem_free(ix->nroff);
-	mem_free(ix->nref);
+	mem_free(ix->est);
+	mem_free(ix->ids);
+	mem_free(ix->rname);
 	mem_free(ix->used);
 	mem_free(ix->hits);
+	mem_free(ix->sknown);
+	mem_free(ix->shit);
 	mem_free(ix);
 }
 
@@ -174,15 +177,36 @@ static unsigned char fold_at(const char *s, size_t n, size_t i)
 	return c;
 }
 
-/* Folds n bytes of s from at into out. */
+/* Folds n bytes of s from at into out: eight ASCII bytes at a time (A-Z
+ * gain 0x20: a byte of 0x41 .. 0x5A sets bit 7 of its sum with 0x3F and
+ * not that with 0x25), else a byte at a time. */
 void vsearch_fold_span(struct strview s, size_t at, size_t n, char *out)
 {
+	const uint64_t high = 0x8080808080808080u;
 	const unsigned char *u = (const unsigned char *)s.ptr + at;
+	size_t j = 0;
 
-	for (size_t j = 0; j < n; j++) {
-		unsigned char c = u[j];
-		out[j] = (char)(c < 0x80 ? (c >= 'A' && c <= 'Z' ? c + 32 : c)
-		                         : fold_at(s.ptr, s.len, at + j));
+	while (j < n) {
+		uint64_t x;
+
+		if (n - j >= 8) {
+			memcpy(&x, u + j, 8);
+			if (!(x & high)) {
+				x |= ((x + 0x3F3F3F3F3F3F3F3Fu) &
+				      ~(x + 0x2525252525252525u) & high) >>
+				     2;
+				memcpy(out + j, &x, 8);
+				j += 8;
+				continue;
+			}
+		}
+		for (size_t end = n - j < 8 ? n : j + 8; j < end; j++) {
+			unsigned char c = u[j];
+			out[j] =
+			    (char)(c < 0x80
+			               ? (c >= 'A' && c <= 'Z' ? c + 32 : c)
+			               : fold_at(s.ptr, s.len, at + j));
+		}
 	}
 }
 
@@ -243,97 +267,47 @@ static void set_bit(uint64_t *b, size_t i)
 	b[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+static void clear_bit(uint64_t *b, size_t i)
+{
+	b[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
 /* Clears bits from .. to - 1. */
 static void clear_bits(uint64_t *b, size_t from, size_t to)
 {
 	for (; from < to && from % 64; from++)
-		b[from / 64] &= ~((uint64_t)1 << (from % 64));
+		clear_bit(b, from);
 	if (from < to)
 		memset(b + from / 64, 0, ((to - from + 63) / 64) * sizeof(*b));
 }
 
-/* The slot of id in t: its own, or the free one it would take. */
-static struct view_slot *table_at(const struct view_table *t, uint32_t id)
-{
-	/* runs of 16 ids keep together: meeting ids in order reads the
-	 * table about in order */
-	size_t h =
-	    (size_t)((uint32_t)((id >> 4) * 2654435769u) >> (36 - t->bits))
-	        << 4 |
-	    (id & 15);
-
-	while (t->slot[h].id && t->slot[h].id != id)
-		h = (h + 1) & (t->cap - 1);
-	return &t->slot[h];
-}
-
-/* Makes room for n ids at most half full (rehashing). */
-static enum status table_reserve(struct view_table *t, size_t n)
-{
-	size_t cap = (size_t)1 << 10, ocap = t->cap;
-	unsigned bits = 10;
-	struct view_slot *os = t->slot;
-
-	while (cap / 2 < n) {
-		if (bits == 31)
-			return STATUS_NOMEM;
-		cap *= 2;
-		bits++;
-	}
-	if (cap <= ocap)
-		return STATUS_OK;
-	t->slot = mem_calloc(cap, sizeof(*t->slot));
-	if (!t->slot) {
-		t->slot = os;
-		return STATUS_NOMEM;
-	}
-	t->cap = cap;
-	t->bits = bits;
-	for (size_t i = 0; i < ocap; i++)
-		if (os[i].id)
-			*table_at(t, os[i].id) = os[i];
-	mem_free(os);
-	return STATUS_OK;
-}
-
-static void table_clear(struct view_table *t)
-{
-	if (t->cap)
-		memset(t->slot, 0, t->cap * sizeof(*t->slot));
-	t->n = 0;
-}
-
 static void index_reset(struct view_index *ix, const struct model *m)
 {
-	table_clear(&ix->frames);
-	table_clear(&ix->names);
-	table_clear(&ix->stacks);
+	vmap_clear(&ix->frames);
+	vtable_clear(&ix->names);
+	vmap_clear(&ix->stacks);
 	ix->m = m;
 	ix->stale = false;
-	ix->text_len = ix->nstr = ix->nsref = 0;
+	ix->text_len = ix->nstr = ix->nsref = ix->nstk = 0;
 	ix->tag.ok = false;
 	ix->hits_ok = false;
 	ix->hits_n = 0;
 	ix->used_n = 0;
 }
 
-/* The string number of a frame (kind 0) or task name (kind 1), adding it,
- * case-folded, when new. */
-static enum status index_str(struct view_index *ix, size_t kind, uint32_t id,
-                             uint32_t *out)
+/* The string number of a frame, adding it, case-folded, when new. */
+static enum status index_str(struct view_index *ix, uint32_t id, uint32_t *out)
 {
-	struct view_table *t = kind ? &ix->names : &ix->frames;
-	struct view_slot *e;
+	uint32_t *e = vmap_at(&ix->frames, id);
 	struct strview s;
 
-	if (table_reserve(t, t->n + 1) != STATUS_OK)
+	if (!e)
 		return STATUS_NOMEM;
-	e = table_at(t, id);
-	if (e->id) {
-		*out = (uint32_t)e->val;
+	if (*e) {
+		*out = *e - 1;
 		return STATUS_OK;
 	}
-	s = kind ? model_name(ix->m, id) : model_frame(ix->m, id);
+	s = model_frame(ix->m, id);
 	if (ix->nstr >= UINT32_MAX - 1 || s.len > SIZE_MAX - ix->text_len ||
 	    mem_grow(&ix->text, &ix->text_cap, ix->text_len + s.len, 1) ||
 	    mem_grow(&ix->soff, &ix->soff_cap, ix->nstr + 2, sizeof(*ix->soff)))
@@ -341,90 +315,81 @@ static enum status index_str(struct view_index *ix, size_t kind, uint32_t id,
 	vsearch_fold_span(s, 0, s.len, ix->text + ix->text_len);
 	ix->text_len += s.len;
 	ix->soff[ix->nstr + 1] = ix->text_len;
-	e->id = id;
-	e->val = ix->nstr;
-	t->n++;
+	*e = (uint32_t)ix->nstr + 1;
+	ix->frames.n++;
 	*out = (uint32_t)ix->nstr++;
 	return STATUS_OK;
 }
 
-/* Where in sref the stack id is (its depth, then its frames' strings,
- * leaf first), adding it when new. */
-static enum status index_stack(struct view_index *ix, uint32_t id,
-                               uint32_t *off)
+/* Adds stack id (its slot e, free) as stack number nstk: its depth, then
+ * its frames' strings, leaf first, at the end of sref; nothing known of it
+ * for the pattern yet. */
+static enum status add_stack(struct view_index *ix, uint32_t *e, uint32_t id)
 {
-	struct view_slot *e;
-	size_t depth = 0;
+	size_t depth = 0, k = ix->nstk;
+	const uint32_t *frames = model_stack(ix->m, id, &depth);
 
-	if (table_reserve(&ix->stacks, ix->stacks.n + 1) != STATUS_OK)
+	if (depth >= UINT32_MAX - 1 - ix->nsref || k >= UINT32_MAX - 1 ||
+	    mem_grow(&ix->sref, &ix->sref_cap, ix->nsref + 1 + depth,
+	             sizeof(*ix->sref)) ||
+	    mem_grow(&ix->stk, &ix->stk_cap, k + 1, sizeof(*ix->stk)))
 		return STATUS_NOMEM;
-	e = table_at(&ix->stacks, id);
-	if (!e->id) {
-		const uint32_t *frames = model_stack(ix->m, id, &depth);
+	if (k / 64 >= ix->sbits_cap) {
+		size_t words = ix->sbits_cap, cap = words;
 
-		if (depth >= UINT32_MAX - 1 - ix->nsref ||
-		    mem_grow(&ix->sref, &ix->sref_cap, ix->nsref + 1 + depth,
-		             sizeof(*ix->sref)))
+		if (mem_grow(&ix->sknown, &cap, k / 64 + 1,
+		             sizeof(*ix->sknown)) ||
+		    mem_grow(&ix->shit, &words, cap, sizeof(*ix->shit)))
 			return STATUS_NOMEM;
-		for (size_t i = 0; i < depth; i++)
-			if (index_str(ix, 0, frames[depth - 1 - i],
-			              &ix->sref[ix->nsref + 1 + i]) !=
-			    STATUS_OK)
-				return STATUS_NOMEM;
-		ix->sref[ix->nsref] = (uint32_t)depth;
-		e->id = id;
-		e->val = (uint32_t)ix->nsref;
-		ix->nsref += 1 + depth;
-		ix->stacks.n++;
+		ix->sbits_cap = cap < words ? cap : words;
 	}
-	*off = e->val;
+	for (size_t i = 0; i < depth; i++)
+		if (index_str(ix, frames[depth - 1 - i],
+		              &ix->sref[ix->nsref + 1 + i]) != STATUS_OK)
+			return STATUS_NOMEM;
+	clear_bit(ix->sknown, k);
+	clear_bit(ix->shit, k);
+	ix->sref[ix->nsref] = (uint32_t)depth;
+	ix->stk[k] = (uint32_t)ix->nsref;
+	*e = (uint32_t)k + 1;
+	ix->nsref += 1 + depth;
+	ix->stacks.n++;
+	ix->nstk++;
 	return STATUS_OK;
 }
 
-/* Sorts the rows of w by stack id into ix->key + n (as stack << 32 |
- * row), near enough: by BUCKETS ranges of ids, in row order within one;
- * and on the way, indexes each row's task names. */
-static enum status index_rows(struct view_index *ix, const struct window *w)
+/* Sorts the rows of w by stack id into ord, with their ids in est, near
+ * enough: by BUCKETS ranges of ids, in row order within one.  The rows are
+ * read once. */
+static void index_rows(struct view_index *ix, const struct window *w)
 {
 	size_t n = w->nrows, *b = ix->bucket;
-	uint32_t lo = UINT32_MAX, hi = 0;
+	uint32_t lo = UINT32_MAX, hi = 0, *ids = ix->ids;
 	unsigned shift = 0;
-	uint64_t *key, *out;
 
-	if (n > SIZE_MAX / 2 / sizeof(*key) ||
-	    mem_grow(&ix->key, &ix->key_cap, 2 * n, sizeof(*key)) ||
-	    mem_grow(&ix->nref, &ix->nref_cap, w->nentries, sizeof(*ix->nref)))
-		return STATUS_NOMEM;
-	key = ix->key;
-	out = key + n;
-	ix->nnref = 0;
 	for (size_t r = 0; r < n; r++) {
-		const struct fold_row *fr = &w->rows[r];
-		uint32_t id = fr->stack;
+		uint32_t id = w->rows[r].stack;
 
+		ids[r] = id;
 		lo = id < lo ? id : lo;
 		hi = id > hi ? id : hi;
-		key[r] = (uint64_t)id << 32 | r;
-		ix->nroff[r] = ix->nnref;
-		for (uint32_t i = 0; i < fr->count; i++)
-			if (index_str(ix, 1, w->entries[fr->first + i].name,
-			              &ix->nref[ix->nnref++]) != STATUS_OK)
-				return STATUS_NOMEM;
 	}
-	ix->nroff[n] = ix->nnref;
 	while (n && (hi - lo) >> shift >= BUCKETS)
 		shift++;
 	memset(b, 0, sizeof(ix->bucket));
 	for (size_t r = 0; r < n; r++)
-		b[((uint32_t)(key[r] >> 32) - lo) >> shift]++;
+		b[(ids[r] - lo) >> shift]++;
 	for (size_t i = 0, sum = 0; i <= BUCKETS; i++) {
 		size_t c = b[i];
 		b[i] = sum;
 		sum += c;
 	}
-	for (size_t r = 0; r < n; r++)
-		out[b[((uint32_t)(key[r] >> 32) - lo) >> shift]++] = key[r];
-	return STATUS_OK;
+	for (size_t r = 0; r < n; r++) {
+		size_t e = b[(ids[r] - lo) >> shift]++;
+
+		ix->ord[e] = (uint32_t)r;
+		ix->est[e] = ids[r];
+	}
 }
 
 bool view_index_current(const struct view_index *ix, const struct model *m,
@@ -433,65 +398,78 @@ bool view_index_current(const struct view_index *ix, const struct model *m,
 	return view_tag_holds(&ix->tag, w) && ix->m == m;
 }
 
+/* Counts the strings the window refers to; when they are few beside all
+ * the index holds (mostly strings of older windows), it starts over at the
+ * next build. */
+static enum status count_used(struct view_index *ix, size_t n)
+{
+	size_t used = 0;
+
+	if (mem_grow(&ix->used, &ix->used_cap, ix->nstr / 64 + 1,
+	             sizeof(*ix->used)))
+		return STATUS_NOMEM;
+	memset(ix->used, 0, (ix->nstr / 64 + 1) * sizeof(*ix->used));
+	for (size_t e = 0; e < n; e++) {
+		const uint32_t *s = ix->sref + ix->stk[ix->est[e]];
+
+		for (size_t i = 1; i <= s[0]; i++) {
+			if (!vsearch_bit(ix->used, s[i])) {
+				set_bit(ix->used, s[i]);
+				used++;
+			}
+		}
+	}
+	ix->used_n = used;
+	ix->stale = ix->nstr > 2 * used + 4096;
+	return STATUS_OK;
+}
+
 /* Indexes the rows of w (m's): the model is read only for stacks and
  * strings not met before, in the order of their ids. */
 enum status view_index_build(struct view_index *ix, const struct model *m,
                              const struct window *w)
 {
 	size_t n = w->nrows;
-	const uint64_t *key;
 
-	if (ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096)
+	bool fresh = ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
+
+	if (fresh)
 		index_reset(ix, m);
+	/* room for a stack and a frame a row, of about 4 frames and 32
+	 * bytes, so that the first build does not copy them as they grow */
+	if (fresh && n < SIZE_MAX / 64 &&
+	    (mem_grow(&ix->sref, &ix->sref_cap, 5 * n, sizeof(*ix->sref)) ||
+	     mem_grow(&ix->stk, &ix->stk_cap, n, sizeof(*ix->stk)) ||
+	     mem_grow(&ix->text, &ix->text_cap, 32 * n, 1) ||
+	     mem_grow(&ix->soff, &ix->soff_cap, n + 1, sizeof(*ix->soff))))
+		return STATUS_NOMEM;
+	if (ix->names.n > 2 * w->nentries + 4096)
+		vtable_clear(&ix->names);
 	ix->tag.ok = false;
 	if (mem_grow(&ix->soff, &ix->soff_cap, ix->nstr + 1,
 	             sizeof(*ix->soff)) ||
 	    mem_grow(&ix->ord, &ix->ord_cap, n, sizeof(*ix->ord)) ||
-	    mem_grow(&ix->eoff, &ix->eoff_cap, n + 1, sizeof(*ix->eoff)) ||
-	    mem_grow(&ix->nroff, &ix->nroff_cap, n + 1, sizeof(*ix->nroff)))
+	    mem_grow(&ix->est, &ix->est_cap, n, sizeof(*ix->est)) ||
+	    mem_grow(&ix->ids, &ix->ids_cap, n, sizeof(*ix->ids)))
 		return STATUS_NOMEM;
 	ix->soff[ix->nstr] = ix->text_len;
-	if (index_rows(ix, w) != STATUS_OK)
-		return STATUS_NOMEM;
-	key = ix->key + n;
-	ix->nrefs = 0;
+	index_rows(ix, w);
 	for (size_t e = 0; e < n; e++) {
-		uint32_t off;
-		size_t d;
+		uint32_t id = ix->est[e];
+		uint32_t *s = vmap_at(&ix->stacks, id);
 
-		if (index_stack(ix, (uint32_t)(key[e] >> 32), &off) !=
-		    STATUS_OK)
+		if (!s || (!*s && add_stack(ix, s, id) != STATUS_OK))
 			return STATUS_NOMEM;
-		d = ix->sref[off];
-		if (mem_grow(&ix->refs, &ix->refs_cap, ix->nrefs + d,
-		             sizeof(*ix->refs)))
-			return STATUS_NOMEM;
-		memcpy(ix->refs + ix->nrefs, ix->sref + off + 1,
-		       d * sizeof(*ix->refs));
-		ix->ord[e] = (uint32_t)key[e];
-		ix->eoff[e] = ix->nrefs;
-		ix->nrefs += d;
+		ix->est[e] = *s - 1;
 	}
-	ix->eoff[n] = ix->nrefs;
-	/* when the strings have doubled since last counted, count those in
-	 * use: mostly strings of older windows, start over next time */
-	if (ix->nstr > 2 * ix->used_n + 4096) {
-		size_t used = 0;
-		if (mem_grow(&ix->used, &ix->used_cap, ix->nstr / 64 + 1,
-		             sizeof(*ix->used)))
-			return STATUS_NOMEM;
-		memset(ix->used, 0, (ix->nstr / 64 + 1) * sizeof(*ix->used));
-		for (size_t i = 0; i < ix->nrefs + ix->nnref; i++) {
-			uint32_t k = i < ix->nrefs ? ix->refs[i]
-			                           : ix->nref[i - ix->nrefs];
-			if (!vsearch_bit(ix->used, k)) {
-				set_bit(ix->used, k);
-				used++;
-			}
-		}
-		ix->used_n = used;
-		ix->stale = ix->nstr > 2 * used + 4096;
-	}
+	/* when the strings have doubled since last counted (all are used
+	 * when the index starts over) */
+	if (fresh)
+		ix->used_n = ix->nstr;
+	else if (ix->nstr > 2 * ix->used_n + 4096 &&
+	         count_used(ix, n) != STATUS_OK)
+		return STATUS_NOMEM;
+	ix->rname_ok = false;
 	view_tag_set(&ix->tag, w);
 	return STATUS_OK;
 }
@@ -527,9 +505,26 @@ static void index_scan(struct view_index *ix, size_t from, const char *f,
 	}
 }
 
+/* Keeps, of what is known of the stacks, what the search for f cannot
+ * change: op 1 the misses (f holds the last pattern), op 2 the hits (the
+ * last pattern holds f), op 0 nothing. */
+static void stacks_keep(struct view_index *ix, int op)
+{
+	size_t words = (ix->nstk + 63) / 64;
+
+	for (size_t i = 0; i < words; i++) {
+		ix->sknown[i] &= op == 1   ? ~ix->shit[i]
+		                 : op == 2 ? ix->shit[i]
+		                           : 0;
+		if (op != 2)
+			ix->shit[i] = 0;
+	}
+}
+
 /* Brings hits up to date for f (folded, len >= 1): only the strings added
  * since, when f is the last one; when the last one is a part of f, only
- * the strings that held it, and the new ones; else all. */
+ * the strings that held it, and the new ones; else all.  What is known of
+ * the stacks follows. */
 enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 {
 	size_t from = 0;
@@ -547,12 +542,27 @@ enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 			    !vsearch_find(ix->text + ix->soff[s],
 			                  ix->soff[s + 1] - ix->soff[s], f,
 			                  len))
-				ix->hits[s / 64] &= ~((uint64_t)1 << (s % 64));
+				clear_bit(ix->hits, s);
 		from = ix->hits_n;
+		stacks_keep(ix, 1);
+	} else {
+		bool wider = ix->hits_ok &&
+		             vsearch_find(ix->hits_fold, ix->hits_len, f, len);
+
+		stacks_keep(ix, wider ? 2 : 0);
 	}
 	clear_bits(ix->hits, from, ix->nstr);
 	if (from < ix->nstr)
 		index_scan(ix, from, f, len);
+	if (!ix->hits_ok || ix->hits_len != len ||
+	    memcmp(ix->hits_fold, f, len)) {
+		/* the names' answers are for the last string: forget them
+		 * (all, when the count comes round) */
+		if (++ix->gen >= UINT32_MAX / 2) {
+			vtable_clear(&ix->names);
+			ix->gen = 1;
+		}
+	}
 	ix->hits_ok = true;
 	ix->hits_n = ix->nstr;
 	memcpy(ix->hits_fold, f, len);
@@ -560,21 +570,88 @@ enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 	return STATUS_OK;
 }
 
+/* Whether one of the frames of stack number k holds the filter: known, or
+ * found and kept. */
+static bool stack_hits(struct view_index *ix, uint32_t k)
+{
+	const uint32_t *s = ix->sref + ix->stk[k];
+	bool hit = false;
+
+	if (vsearch_bit(ix->sknown, k))
+		return vsearch_bit(ix->shit, k);
+	for (uint32_t i = 1; i <= s[0] && !hit; i++)
+		hit = vsearch_bit(ix->hits, s[i]);
+	set_bit(ix->sknown, k);
+	if (hit)
+		set_bit(ix->shit, k);
+	return hit;
+}
+
+/* Whether task name id holds the last string searched for: known, or
+ * found and kept (when there is room). */
+static bool name_hits(struct view_index *ix, uint32_t id)
+{
+	struct view_table *t = &ix->names;
+	struct view_slot *e;
+	bool hit;
+
+	/* the rows of a name often follow each other */
+	if (id == ix->last_name && ix->last_gen == ix->gen)
+		return ix->last_hit;
+	ix->last_name = id;
+	ix->last_gen = ix->gen;
+	if (vtable_reserve(t, t->n + 1) == STATUS_OK) {
+		e = vtable_at(t, id);
+		if (e->id && e->val >> 1 == ix->gen)
+			return ix->last_hit = e->val & 1;
+	} else {
+		e = NULL;
+	}
+	hit = str_hits_slow(model_name(ix->m, id), ix->hits_fold, ix->hits_len);
+	if (e) {
+		t->n += !e->id;
+		e->id = id;
+		e->val = ix->gen << 1 | hit;
+	}
+	return ix->last_hit = hit;
+}
+
+/* Makes rname for the rows of tag's window (without memory, the rows'
+ * entries are read each time). */
+static void row_names(struct view_index *ix)
+{
+	const struct window *w = ix->tag.w;
+
+	if (mem_grow(&ix->rname, &ix->rname_cap, w->nrows, sizeof(*ix->rname)))
+		return;
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *fr = &w->rows[r];
+
+		ix->rname[r] = fr->count == 1 ? w->entries[fr->first].name : 0;
+	}
+	ix->rname_ok = true;
+}
+
 const uint32_t *view_index_order(const struct view_index *ix)
 {
 	return ix->ord;
 }
 
-/* Entry e of the index (its row ord[e]) has a string holding the filter. */
-bool view_index_entry_hits(const struct view_index *ix, size_t e)
+bool view_index_entry_hits(struct view_index *ix, size_t e)
 {
-	size_t r = ix->ord[e];
+	const struct window *w = ix->tag.w;
+	size_t row = ix->ord[e];
+	const struct fold_row *r;
 
-	for (size_t i = ix->eoff[e]; i < ix->eoff[e + 1]; i++)
-		if (vsearch_bit(ix->hits, ix->refs[i]))
-			return true;
-	for (size_t i = ix->nroff[r]; i < ix->nroff[r + 1]; i++)
-		if (vsearch_bit(ix->hits, ix->nref[i]))
+	if (stack_hits(ix, ix->est[e]))
+		return true;
+	if (!ix->rname_ok)
+		row_names(ix);
+	if (ix->rname_ok && ix->rname[row])
+		return name_hits(ix, ix->rname[row]);
+	r = &w->rows[row];
+	for (uint32_t i = 0; i < r->count; i++)
+		if (name_hits(ix, w->entries[r->first + i].name))
 			return true;
 	return false;
 }

@@ -64,32 +64,40 @@ void view_index_free(struct view_index *ix);
 bool view_index_current(const struct view_index *ix, const struct model *m,
                         const struct window *w);
 
-/* Indexes the rows of w, a window of m.  The strings and stacks met are
- * kept (case-folded copies) for later windows of the same m, which is read
- * only for those not met before; another m starts the index over.  m and w
- * are borrowed: m must stay alive (or ix be freed) until the next build.
- * Does not block.  STATUS_NOMEM leaves ix valid but not current
- * (view_index_current is false), to build again or free. */
+/* Indexes the rows of w, a window of m.  The frames (case-folded copies)
+ * and stacks met are kept for later windows of the same m, which is read
+ * only for those not met before; another m starts the index over.  Task
+ * names are not copied: view_index_entry_hits reads them.  m and w are
+ * borrowed: both must stay alive (or ix be freed) until the next build.
+ * The memory it keeps follows the ids of the windows built (about 16
+ * bytes an id for the maps, whatever the ids).  Does not block.
+ * STATUS_NOMEM leaves ix valid but not current (view_index_current is
+ * false), to build again or free. */
 enum status view_index_build(struct view_index *ix, const struct model *m,
                              const struct window *w) MUST_CHECK;
 
-/* Finds which of the indexed strings hold f (len >= 1 bytes, already
+/* Finds which of the indexed frames hold f (len >= 1 bytes, already
  * folded with vsearch_fold_span; borrowed, copied into ix) for
  * view_index_entry_hits; when the last search was for f, or for a part of
- * f, only what can change is searched again.  ix must be current (a build
+ * f, only what can change is searched again.  What the stacks were found
+ * to hold is kept where f cannot change it: all of it for the same f, the
+ * misses when f holds the last string (a key typed), the hits when the
+ * last string holds f (a key erased).  ix must be current (a build
  * succeeded since the last one that failed).  STATUS_NOMEM leaves the
  * answers of view_index_entry_hits meaningless until a search succeeds. */
 enum status view_index_search(struct view_index *ix, const char *f,
                               size_t len) MUST_CHECK;
 
 /* The built window's rows in the index's order (about that of their stack
- * ids): entry e, for e below the window's nrows, is row order[e].  Borrowed
- * from ix, valid until its next build or free.  Cannot fail. */
+ * ids, which is about that of the model's memory): entry e, for e below
+ * the window's nrows, is row order[e].  Borrowed from ix, valid until its
+ * next build or free.  Cannot fail. */
 const uint32_t *view_index_order(const struct view_index *ix);
 
 /* True when one of the frames or task names of entry e (row
  * view_index_order(ix)[e]) holds the last string view_index_search
- * searched for.  Cannot fail. */
-bool view_index_entry_hits(const struct view_index *ix, size_t e);
+ * searched for: view_row_matches with it.  ix must be current and
+ * searched.  Cannot fail. */
+bool view_index_entry_hits(struct view_index *ix, size_t e);
 
 #endif

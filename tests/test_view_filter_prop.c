@@ -1,0 +1,359 @@
+/* Property: the filter's fast path (the index of tui/view_search.c, and
+ * what it keeps from key to key and window to window) keeps exactly the
+ * rows that view_row_matches, the straightforward matcher, keeps: on random
+ * windows sharing and churning stacks, under random keys typed and erased,
+ * with case folding, UTF-8 (whole, cut, stray bytes), hostile names
+ * (control bytes, names cut at the model's bound), several task names per
+ * row, the grouping split by name, and ids far apart.  The maps of ids
+ * under the index are checked against a plain array. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "tests/view_util.h"
+#include "tui/view.h"
+#include "tui/view_idmap.h"
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Pieces of names and filters: ASCII of both cases, letters that fold in
+ * two bytes, a lead or continuation byte alone, three bytes, controls. */
+static const char *const piece[] = {
+	"a",        "A",        "k",
+	"K",        "_",        ":",
+	"\xC3\xA4", "\xC3\x84", "\xC3",
+	"\x84",     "\xCF\x83", "\xCE\xA3",
+	"\xCF\x82", "\xD0\x96", "\xD0\xB6",
+	"\xD4\xB1", "\xD5\xA1", "\xE6\x97\xA5",
+	"\x01",     "\x7F",     "\xFF",
+	" ",        "Z",        "[",
+	"@",
+};
+#define NPIECE (sizeof(piece) / sizeof(piece[0]))
+
+/* Up to max bytes of 1 .. pieces random pieces into out (NUL-ended). */
+static void word(uint64_t *x, char *out, size_t max, size_t pieces)
+{
+	size_t len = 0, n = 1 + rnd(x) % pieces;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = piece[rnd(x) % NPIECE];
+		size_t pl = strlen(p);
+
+		if (len + pl >= max)
+			break;
+		memcpy(out + len, p, pl);
+		len += pl;
+	}
+	out[len] = '\0';
+}
+
+/* The rows v keeps are a permutation of those view_row_matches keeps
+ * (and, for small windows, in the weighting's order). */
+static void check_rows(const struct view *v)
+{
+	const struct window *w = v->w;
+	unsigned char *seen = calloc(w->nrows + 1, 1);
+	size_t want = 0;
+
+	ck_assert_ptr_nonnull(seen);
+	if (w->nrows <= 2048) {
+		(void)vu_check_rows(v);
+		free(seen);
+		return;
+	}
+	for (size_t i = 0; i < v->order.n; i++) {
+		ck_assert_uint_lt(v->order.idx[i], w->nrows);
+		ck_assert(!seen[v->order.idx[i]]);
+		seen[v->order.idx[i]] = 1;
+	}
+	for (size_t r = 0; r < w->nrows; r++) {
+		bool m = view_row_matches(v->m, w, r, v->filter, v->filter_len);
+
+		ck_assert_int_eq(m, seen[r]);
+		want += m;
+	}
+	ck_assert_uint_eq(v->order.n, want);
+	free(seen);
+}
+
+static void build_check(struct view *v, const struct model *m,
+                        const struct window *w)
+{
+	ck_assert_int_eq(view_build(v, m, w), STATUS_OK);
+	check_rows(v);
+}
+
+/* The frames of stacks: a pool the stacks share. */
+#define NFRAME 160
+#define NNAME  24
+
+struct pools {
+	char frame[NFRAME][40];
+	char name[NNAME][24];
+};
+
+/* Stack j's frames (root first, 1 .. 6 of them) and a leaf of its own
+ * one time in three; the same j gives the same stack. */
+static size_t stack_of(const struct pools *p, size_t j, struct strview *f,
+                       char *leaf, size_t size)
+{
+	uint64_t x = 0x9E3779B97F4A7C15u ^ (j * 0xBF58476D1CE4E5B9u);
+	size_t d = 1 + rnd(&x) % 6;
+
+	for (size_t k = 0; k < d; k++)
+		f[k] = sv_c(p->frame[rnd(&x) % NFRAME]);
+	if (rnd(&x) % 3 == 0) {
+		snprintf(leaf, size, "%sLeaf_%zu", p->frame[j % NFRAME], j);
+		f[d++] = sv_c(leaf);
+	}
+	return d;
+}
+
+/* A window of n rows, stacks from..from + span (drawn at random), each
+ * with 1 .. 3 task names of the pool. */
+static const struct window *commit(struct model *m, const struct pools *p,
+                                   uint64_t *x, size_t n, size_t from,
+                                   size_t span)
+{
+	const struct window *w = NULL;
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	for (size_t i = 0; i < n; i++) {
+		struct strview f[8];
+		char leaf[96];
+		size_t d =
+		    stack_of(p, from + rnd(x) % span, f, leaf, sizeof(leaf));
+		size_t tasks = 1 + rnd(x) % 3;
+
+		for (size_t k = 0; k < tasks; k++) {
+			struct sample s;
+			enum status st;
+
+			memset(&s, 0, sizeof(s));
+			s.frames = f;
+			s.depth = d;
+			s.task = sv_c(p->name[rnd(x) % NNAME]);
+			s.m.v[METRIC_IDLE] = 1 + rnd(x) % 1000;
+			s.m.v[METRIC_BUSY] = 1 + rnd(x) % 1000;
+			s.tasks = 1;
+			st = model_add(m, &s);
+			ck_assert(st == STATUS_OK || st == STATUS_LIMIT);
+		}
+	}
+	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
+	return w;
+}
+
+/* The next filter: a piece typed, one or more erased, or a part of a
+ * frame, its case flipped here and there. */
+static void next_filter(uint64_t *x, const struct pools *p, char *f,
+                        size_t size)
+{
+	size_t len = strlen(f), r = rnd(x) % 10;
+
+	if (r < 4 && len) {
+		f[len - 1 - rnd(x) % len] = '\0';
+	} else if (r < 8) {
+		const char *pc = piece[rnd(x) % NPIECE];
+
+		if (len + strlen(pc) < size)
+			memcpy(f + len, pc, strlen(pc) + 1);
+	} else {
+		const char *fr = p->frame[rnd(x) % NFRAME];
+		size_t fl = strlen(fr), at = fl ? rnd(x) % fl : 0;
+		size_t n = fl - at < 6 ? fl - at : 1 + rnd(x) % 6;
+
+		memcpy(f, fr + at, n);
+		f[n] = '\0';
+		for (size_t i = 0; i < n; i++)
+			if (rnd(x) % 2 && f[i] >= 'a' && f[i] <= 'z')
+				f[i] = (char)(f[i] - 32);
+	}
+}
+
+START_TEST(view_filter_prop_random_windows)
+{
+	struct model_limits lim;
+	struct pools *p = calloc(1, sizeof(*p));
+	uint64_t x = 0x2545F4914F6CDD1Du + (uint64_t)_i * 7919u;
+	char f[48] = "";
+	struct model *m;
+	struct view v;
+
+	ck_assert_ptr_nonnull(p);
+	model_limits_default(&lim);
+	lim.max_name = 32; /* longer names are cut, UTF-8 or not */
+	ck_assert_int_eq(model_new(&lim, &m), STATUS_OK);
+	for (size_t i = 0; i < NFRAME; i++)
+		word(&x, p->frame[i], sizeof(p->frame[i]), 9);
+	for (size_t i = 0; i < NNAME; i++)
+		word(&x, p->name[i], sizeof(p->name[i]), 4);
+	view_init(&v, METRIC_IDLE);
+	for (size_t k = 0; k < 24; k++) {
+		/* the stacks drift: some stay, some go, some come */
+		const struct window *w =
+		    commit(m, p, &x, 100 + rnd(&x) % 400, k * 40, 600);
+
+		/* the filter of the last window, on this one */
+		vu_set_filter(&v, f);
+		build_check(&v, m, w);
+		for (size_t step = 0; step < 12; step++) {
+			next_filter(&x, p, f, sizeof(f));
+			vu_set_filter(&v, f);
+			build_check(&v, m, w);
+		}
+		if (k % 4 == 3) {
+			const struct window *g;
+			struct grouping by = { .key = GROUP_SPAWN,
+				               .by_name = true };
+
+			ck_assert_int_eq(model_group(m, w, by, &g), STATUS_OK);
+			build_check(&v, m, g);
+			next_filter(&x, p, f, sizeof(f));
+			vu_set_filter(&v, f);
+			build_check(&v, m, g);
+			build_check(&v, m, w);
+			model_group_free(g);
+		}
+	}
+	view_fini(&v);
+	model_free(m);
+	free(p);
+}
+END_TEST
+
+/* A window of n stacks "root; S<j>_<tag>" for j in js (or 0 .. n - 1),
+ * task "t<j>". */
+static const struct window *commit_ids(struct model *m, const size_t *js,
+                                       size_t n, const char *tag)
+{
+	const struct window *w = NULL;
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	for (size_t i = 0; i < n; i++) {
+		size_t j = js ? js[i] : i;
+		char leaf[48], task[24];
+		struct strview f[2];
+		struct sample s;
+
+		snprintf(leaf, sizeof(leaf), "S%zu_%s", j, tag);
+		snprintf(task, sizeof(task), "t%zu", j % 977);
+		f[0] = sv_c("root");
+		f[1] = sv_c(leaf);
+		memset(&s, 0, sizeof(s));
+		s.frames = f;
+		s.depth = 2;
+		s.task = sv_c(task);
+		s.m.v[METRIC_IDLE] = 1 + j;
+		s.tasks = 1;
+		ck_assert_int_eq(model_add(m, &s), STATUS_OK);
+	}
+	ck_assert_int_eq(model_commit(m, NULL, &w), STATUS_OK);
+	return w;
+}
+
+/* Stacks met far apart (every 301st of 60,000 ids): the index starts over
+ * on ids its pages cannot hold densely, and still keeps the right rows. */
+START_TEST(view_filter_prop_sparse_ids)
+{
+	static const char *const fs[] = { "S1",  "s12", "S12_",   "T9",
+		                          "_a",  "_B",  "ROOT",   "s2",
+		                          "zzz", "1_",  "s59701", "t1" };
+	size_t js[400], n = 0;
+	struct model *m;
+	struct view v;
+	const struct window *w;
+
+	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
+	view_init(&v, METRIC_IDLE);
+	w = commit_ids(m, NULL, 60000, "a");
+	vu_set_filter(&v, "s5999");
+	build_check(&v, m, w);
+	ck_assert_uint_eq(v.order.n, 11);
+	for (size_t j = 0; j < 60000 && n < 400; j += 301)
+		js[n++] = j;
+	w = commit_ids(m, js, n, "a");
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
+		vu_set_filter(&v, fs[i]);
+		build_check(&v, m, w);
+	}
+	/* new ids on top of the sparse ones, then the sparse ones alone */
+	w = commit_ids(m, js, n, "b");
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
+		vu_set_filter(&v, fs[i]);
+		build_check(&v, m, w);
+	}
+	vu_set_filter(&v, "_B");
+	build_check(&v, m, w);
+	ck_assert_uint_eq(v.order.n, n);
+	view_fini(&v);
+	model_free(m);
+}
+END_TEST
+
+/* The map of ids gives back what was set, dense or sparse, with pages
+ * only while they are well filled. */
+START_TEST(view_filter_prop_idmap)
+{
+	enum { N = 20000 };
+	static uint32_t id[N], val[N];
+	struct view_map mp;
+	uint64_t x = 0x853C49E6748FEA9Bu;
+
+	memset(&mp, 0, sizeof(mp));
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < N; i++) {
+			uint32_t *e;
+			bool again;
+
+			/* dense runs, then ids far apart, then anywhere */
+			id[i] = round == 0 ? (uint32_t)(5000000 - i)
+			        : round == 1
+			            ? (uint32_t)(1 + i * 4099)
+			            : (uint32_t)(1 + rnd(&x) % 0xFFFFFFFEu);
+			e = vmap_at(&mp, id[i]);
+			ck_assert_ptr_nonnull(e);
+			again = *e != 0;
+			if (!again) {
+				*e = (uint32_t)i + 1;
+				mp.n++;
+			}
+			val[i] = *e;
+		}
+		for (size_t i = 0; i < N; i++) {
+			uint32_t *e = vmap_at(&mp, id[i]);
+
+			ck_assert_ptr_nonnull(e);
+			ck_assert_uint_eq(*e, val[i]);
+		}
+		ck_assert_uint_le(mp.live, mp.n / 128 + 64);
+		ck_assert_uint_le(mp.npage, 2 * (mp.n / 8 + 4096));
+		vmap_clear(&mp);
+		ck_assert_uint_eq(mp.live, 0);
+	}
+	vmap_fini(&mp);
+}
+END_TEST
+
+Suite *suite_view_filter_prop(void);
+Suite *suite_view_filter_prop(void)
+{
+	Suite *s = suite_create("view_filter_prop");
+	TCase *tc = tcase_create("prop");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, view_filter_prop_random_windows, 0, 4);
+	tcase_add_test(tc, view_filter_prop_sparse_ids);
+	tcase_add_test(tc, view_filter_prop_idmap);
+	suite_add_tcase(s, tc);
+	return s;
+}
