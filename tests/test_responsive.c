@@ -519,7 +519,10 @@ START_TEST(quit_mid_save_finishes_and_reports)
 			.default_endpoint = "sim://big",
 			.produce = big_once,
 		};
-		char a0[] = "bigtop", a1[] = "-w", a2[] = "0.5", a3[] = "-d";
+		/* a window of 5 s gives the producer 6 s for its BIG
+		 * samples (window plus one second): 0.5 s was missed at a
+		 * load of 8, and the window never came */
+		char a0[] = "bigtop", a1[] = "-w", a2[] = "5", a3[] = "-d";
 		char *argv[] = { a0, a1, a2, a3, dir, NULL };
 
 		tmux_pty_child(&pty, errp);
