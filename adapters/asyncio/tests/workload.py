@@ -257,11 +257,11 @@ def case_fault():
     calls = [0]
     orig = _core._on_wake
 
-    def broken(loop, task, cb):
+    def broken(loop, task):
         calls[0] += 1
         if calls[0] == 100:
             raise RuntimeError("injected agent bug")
-        return orig(loop, task, cb)
+        return orig(loop, task)
 
     _core._on_wake = broken
 
