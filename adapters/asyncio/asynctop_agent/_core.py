@@ -103,13 +103,54 @@ def _frame_id(f):
     return sid
 
 
-def _capture(f, parent_task):
-    """(own frame ids of a spawn, root first, from frame f (the caller of create_task); how many
-    more own frames lie above the MAX_DEPTH kept)."""
-    stop = None
-    if parent_task is not None:
-        coro = parent_task.get_coro()
-        stop = getattr(coro, "cr_frame", None)
+# Spawn stacks by the whole chain walked: (parent's stack id, then id(code) and f_lasti of each
+# frame from the caller of create_task to where the walk ends).  What the walk keeps of a chain
+# depends on nothing else (whether a frame is skipped is a property of its code), and every code
+# of a cached chain is kept alive (in S.skip), so its id is never another code's.  A spawn whose
+# chain was seen reads its frames' code and offset and makes one lookup, instead of two lookups
+# and a key per frame and the stack's interning.
+_chains = {}
+
+
+def _spawn_stack(f, stop, pstack):
+    """The stack id of a spawn from frame f (the caller of create_task), by its chain."""
+    key = [pstack]
+    g = f
+    while g is not None:
+        code = g.f_code
+        if code is _HANDLE_RUN:
+            break
+        key.append(id(code))
+        key.append(g.f_lasti)
+        if g is stop or len(key) > _CHAIN_MAX:
+            break
+        g = g.f_back
+    key = tuple(key)
+    sid = _chains.get(key)
+    if sid is None:
+        sid = _walk_stack(f, stop, pstack)
+        if len(key) <= _CHAIN_MAX and not S.overflow and len(S.skip) < MAX_INTERN and len(_chains) < MAX_INTERN:
+            _chains[key] = sid
+    return sid
+
+
+_CHAIN_MAX = 2 * MAX_DEPTH  # a longer chain is walked every time (deep recursion only)
+
+
+def _walk_stack(f, stop, pstack):
+    """The stack id of a spawn from frame f, walked frame by frame and interned."""
+    frames, dropped = _capture(f, stop)
+    if not frames and pstack:
+        return pstack  # created by asyncio machinery only: same site as the parent
+    if not frames:  # nothing but asyncio machinery, and no parent
+        frames = (S.intern_str("[no spawn stack]"),)
+    return S.intern_stack(pstack, frames, dropped)
+
+
+def _capture(f, stop):
+    """(own frame ids of a spawn, root first, from frame f (the caller of create_task) up to the
+    frame stop (the parent task's coroutine frame) or the loop; how many more own frames lie
+    above the MAX_DEPTH kept)."""
     out = []
     skip = S.skip
     fids = S.frame_ids
@@ -184,7 +225,11 @@ def _mark(rec):
 
 
 def _new_rec(task, coro, loop, parent, stack, flags, now, state):
-    loop_id, thread_name = _loop_info(loop)
+    info = getattr(loop, LOOP_ATTR, None)
+    loop_id, thread_name = info if info is not None else _loop_info(loop)
+    code = getattr(coro, "cr_code", None)
+    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
+        flags |= F_INTERNAL
     rec = Rec(task, _gone)
     rec.key = key = id(task)
     rec.tid = tid = next(S.tids)
@@ -193,7 +238,7 @@ def _new_rec(task, coro, loop, parent, stack, flags, now, state):
     rec.loop_id = loop_id
     rec.thread_name = thread_name
     rec.state = state
-    rec.flags = flags | _internal(coro)
+    rec.flags = flags
     rec.created = rec.t_mark = now
     rec.ended = rec.polls = rec.wakes = rec.self_wakes = rec.busy = rec.sched = rec.idle = 0
     rec.eager_sub = rec.name_id = rec.max_step = 0
@@ -272,14 +317,6 @@ def _adopt(task, loop, now, state):
     return _new_rec(task, task.get_coro(), loop, 0, S.unknown_stack, F_UNKNOWN, now, state)
 
 
-def _internal(coro):
-    """F_INTERNAL when the coroutine's code lives in the asyncio package."""
-    code = getattr(coro, "cr_code", None)
-    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
-        return F_INTERNAL
-    return 0
-
-
 def _bind(task, sp, now, state):
     """Create the record of the task a pending spawn sp was creating."""
     stack = sp.stack
@@ -291,30 +328,26 @@ def _bind(task, sp, now, state):
     return rec
 
 
-def _pending_spawn_for(task):
-    """The spawn in progress that creates task (matched by coroutine), or None."""
-    if _spawns:
-        try:
-            coro = task.get_coro()
-        except Exception:
-            return None
-        sp = _spawns.get(id(coro))
-        if sp is not None and sp.rec is None and sp.coro is coro:
-            return sp
-    return None
-
-
 def _rec_of(task, loop, now, adopt_state):
     """The record of task; binds a pending spawn or adopts the task as spawn-site unknown."""
     rec = _rec_get(id(task))
     if rec is None:
-        sp = _pending_spawn_for(task)
-        if sp is not None:
-            cur = _current_task(loop)
-            rec = _bind(task, sp, now, RUNNING if cur is task else SCHED)
-        else:
-            rec = _adopt(task, loop, now, adopt_state)
+        rec = _first_sight(task, loop, now, adopt_state)
     return rec
+
+
+def _first_sight(task, loop, now, adopt_state):
+    """A new record for a task that has none: the spawn in progress that creates it (matched by
+    coroutine) if there is one, else spawn site unknown."""
+    if _spawns:
+        try:
+            coro = task.get_coro()
+        except Exception:  # a Task subclass of its own: no spawn to match
+            coro = None
+        sp = _spawns.get(id(coro))
+        if sp is not None and sp.rec is None and sp.coro is coro:
+            return _bind(task, sp, now, RUNNING if _current_task(loop) is task else SCHED)
+    return _adopt(task, loop, now, adopt_state)
 
 
 # -- step timing -----------------------------------------------------------------------------
@@ -482,7 +515,7 @@ def _on_wake(loop, task):
     now = _now()
     rec = _rec_get(id(task))
     if rec is None:
-        rec = _rec_of(task, loop, now, SCHED)
+        rec = _first_sight(task, loop, now, SCHED)
         if rec.state == RUNNING:  # an eager child waking itself inside its first step
             rec.wakes += 1
             rec.self_wakes += 1
@@ -533,7 +566,8 @@ def _make_create_task(orig):
         finally:
             try:
                 _spawns.pop(key, None)
-                if task is not None and S.enabled:
+                rec = sp.rec  # bound by the task's first call_soon unless it ran eagerly
+                if task is not None and S.enabled and (rec is None or rec.flags & F_EAGER):
                     _end_spawn(sp, task)
             except BaseException:
                 fault()
@@ -552,24 +586,15 @@ def _begin_spawn(loop, coro, f):
     sp.rec = None
     sp.flags = 0
     parent = _current_task(loop)
-    prec = None
     if parent is not None:
         prec = _rec_get(id(parent))
         if prec is None:
             prec = _rec_of(parent, loop, _now(), IDLE)
-    frames, dropped = _capture(f, parent)
-    if prec is not None:
         sp.parent = prec.tid
-        pstack = prec.stack
+        sp.stack = _spawn_stack(f, getattr(parent.get_coro(), "cr_frame", None), prec.stack)
     else:
         sp.parent = 0
-        pstack = 0
-    if not frames and pstack:
-        sp.stack = pstack  # created by asyncio machinery only: same site as the parent
-    else:
-        if not frames:  # nothing but asyncio machinery, and no parent
-            frames = (S.intern_str("[no spawn stack]"),)
-        sp.stack = S.intern_stack(pstack, frames, dropped)
+        sp.stack = _spawn_stack(f, None, 0)
     return sp
 
 
