@@ -448,33 +448,21 @@ else:
     _current_task = asyncio.current_task
 
 
-def _task_of(cb):
-    """The task whose step or wakeup cb is, else None."""
-    tp = type(cb)
-    if tp is _STEP_TYPE:
-        return cb.__self__
-    if tp is _BUILTIN_METHOD:
-        if cb.__name__ == _WAKEUP_NAME:
-            return cb.__self__
-        return None
-    if tp is _METHOD and cb.__func__ in _PY_STEP_FUNCS:
-        return cb.__self__
-    return None
-
-
 def _make_call_soon(orig):
     if orig is _BASE_CALL_SOON and sys.version_info < (3, 14):
         return _make_fast_call_soon(orig)
 
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
-            try:
-                task = _task_of(callback)
-                if task is not None:
+            tp = type(callback)  # a task's step or wakeup? (every call_soon pays this test)
+            if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
+                    (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
+                try:
+                    task = callback.__self__
                     args = (callback, task, _on_wake(self, task)) + args
                     callback = _step
-            except BaseException:
-                fault()
+                except BaseException:
+                    fault()
         return orig(self, callback, *args, context=context)
 
     call_soon._asynctop = True
