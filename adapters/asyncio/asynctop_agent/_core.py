@@ -12,7 +12,6 @@ import asyncio
 import asyncio.base_events
 import asyncio.events
 import asyncio.tasks
-import functools
 import os
 import sys
 import threading
@@ -24,7 +23,6 @@ from ._names import module_name as _module_name
 from ._state import S, MAX_DEPTH, MAX_INTERN, _ASYNCIO_DIR
 
 _now = time.monotonic_ns
-_partial = functools.partial
 
 # Task states (wire values, docs/asyncio-protocol.md §4.3).
 SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
@@ -32,52 +30,46 @@ SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
 F_UNKNOWN, F_EAGER, F_INTERNAL = 1, 2, 4
 
 
-ATTR = "_asynctop_rec"  # the record rides on the task object
+# The record of each task with one, by id(task): a task's id is its own until its memory is freed,
+# and the record's finaliser (_gone) forgets it before that.  One dictionary entry per task where
+# an attribute on the task made the task a dictionary of its own.
+_recs = S.recs
+_rec_get = _recs.get
+# The spawns in progress (create_task calls that have not returned), by id(coroutine).
+_spawns = {}
 LOOP_ATTR = "_asynctop_loop"
 THREAD_ATTR = "_asynctop_thread"
 
 _HANDLE_RUN = asyncio.events.Handle._run.__code__
 
 
-class Rec:
-    """One task's cumulative figures (wire record fields plus bookkeeping)."""
+class Rec(weakref.ref):
+    """One task's cumulative figures (wire record fields plus bookkeeping).  The record is the
+    task's weak reference itself (one object per task for the garbage collector, not two): calling
+    it gives the task, or None once the task is gone.  Built by _new_rec, which sets every field."""
 
     __slots__ = (
         "tid", "parent", "stack", "loop_id", "thread_name", "state", "flags",
         "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
-        "pending", "eager_sub", "dirty", "evicted", "ref", "name_raw", "name_id", "fin_name", "coro_name",
-        "max_step", "parked", "walked", "no_waker", "__weakref__",
+        "pending", "eager_sub", "dirty", "evicted", "key", "name_raw", "name_id", "fin_name",
+        "coro_name", "max_step", "parked", "walked", "no_waker",
     )
 
-    def __init__(self, tid, parent, stack, loop_id, thread_name, flags, now, state):
-        self.tid = tid
-        self.parent = parent
-        self.stack = stack
-        self.loop_id = loop_id
-        self.thread_name = thread_name
-        self.state = state
-        self.flags = flags
-        self.created = now
-        self.ended = 0
-        self.t_mark = now
-        self.polls = self.wakes = self.self_wakes = 0
-        self.busy = self.sched = self.idle = 0
-        self.pending = False
-        self.eager_sub = 0
-        self.dirty = False
-        self.evicted = False
-        self.ref = None
-        self.name_raw = None
-        self.name_id = 0
-        self.fin_name = None  # the task's name, captured when it finished
-        self.coro_name = None  # the coroutine's __qualname__, captured at creation
-        self.max_step = 0  # the longest step since the record was last sent
-        self.parked = self.walked = 0  # parked-at stack id, and polls when it was walked
-        self.no_waker = False
+    # Records are keys of the server's tables: by identity, never by their task as weak
+    # references compare and hash (which fails once the task is gone).
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+    @property
+    def ref(self):
+        """The weak reference to the task (the record itself)."""
+        return self
 
 
 class _Spawn:
-    """A create_task call in progress: what the new task's record will need."""
+    """A create_task call in progress: what the new task's record will need (found by the
+    id of its coroutine in _spawns while the call runs)."""
 
     __slots__ = ("loop", "coro", "parent", "stack", "flags", "rec", "t0", "caller")
 
@@ -111,13 +103,54 @@ def _frame_id(f):
     return sid
 
 
-def _capture(f, parent_task):
-    """(own frame ids of a spawn, root first, from frame f (the caller of create_task); how many
-    more own frames lie above the MAX_DEPTH kept)."""
-    stop = None
-    if parent_task is not None:
-        coro = parent_task.get_coro()
-        stop = getattr(coro, "cr_frame", None)
+# Spawn stacks by the whole chain walked: (parent's stack id, then id(code) and f_lasti of each
+# frame from the caller of create_task to where the walk ends).  What the walk keeps of a chain
+# depends on nothing else (whether a frame is skipped is a property of its code), and every code
+# of a cached chain is kept alive (in S.skip), so its id is never another code's.  A spawn whose
+# chain was seen reads its frames' code and offset and makes one lookup, instead of two lookups
+# and a key per frame and the stack's interning.
+_chains = {}
+
+
+def _spawn_stack(f, stop, pstack):
+    """The stack id of a spawn from frame f (the caller of create_task), by its chain."""
+    key = [pstack]
+    g = f
+    while g is not None:
+        code = g.f_code
+        if code is _HANDLE_RUN:
+            break
+        key.append(id(code))
+        key.append(g.f_lasti)
+        if g is stop or len(key) > _CHAIN_MAX:
+            break
+        g = g.f_back
+    key = tuple(key)
+    sid = _chains.get(key)
+    if sid is None:
+        sid = _walk_stack(f, stop, pstack)
+        if len(key) <= _CHAIN_MAX and not S.overflow and len(S.skip) < MAX_INTERN and len(_chains) < MAX_INTERN:
+            _chains[key] = sid
+    return sid
+
+
+_CHAIN_MAX = 2 * MAX_DEPTH  # a longer chain is walked every time (deep recursion only)
+
+
+def _walk_stack(f, stop, pstack):
+    """The stack id of a spawn from frame f, walked frame by frame and interned."""
+    frames, dropped = _capture(f, stop)
+    if not frames and pstack:
+        return pstack  # created by asyncio machinery only: same site as the parent
+    if not frames:  # nothing but asyncio machinery, and no parent
+        frames = (S.intern_str("[no spawn stack]"),)
+    return S.intern_stack(pstack, frames, dropped)
+
+
+def _capture(f, stop):
+    """(own frame ids of a spawn, root first, from frame f (the caller of create_task) up to the
+    frame stop (the parent task's coroutine frame) or the loop; how many more own frames lie
+    above the MAX_DEPTH kept)."""
     out = []
     skip = S.skip
     fids = S.frame_ids
@@ -192,37 +225,48 @@ def _mark(rec):
 
 
 def _new_rec(task, coro, loop, parent, stack, flags, now, state):
-    loop_id, thread_name = _loop_info(loop)
-    rec = Rec(next(S.tids), parent, stack, loop_id, thread_name, flags | _internal(coro), now, state)
-    rec.coro_name = getattr(coro, "__qualname__", None)
-    ref = _Ref(task, _gone)
-    ref.rec = rec
-    rec.ref = ref
-    try:
-        setattr(task, ATTR, rec)
-    except Exception:
-        pass  # a task type without a __dict__: records found through the spawn only
-    S.live[rec.tid] = rec
+    info = getattr(loop, LOOP_ATTR, None)
+    loop_id, thread_name = info if info is not None else _loop_info(loop)
+    code = getattr(coro, "cr_code", None)
+    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
+        flags |= F_INTERNAL
+    rec = Rec(task, _gone)
+    rec.key = key = id(task)
+    rec.tid = tid = next(S.tids)
+    rec.parent = parent
+    rec.stack = stack
+    rec.loop_id = loop_id
+    rec.thread_name = thread_name
+    rec.state = state
+    rec.flags = flags
+    rec.created = rec.t_mark = now
+    rec.ended = rec.polls = rec.wakes = rec.self_wakes = rec.busy = rec.sched = rec.idle = 0
+    rec.eager_sub = rec.name_id = rec.max_step = 0
+    rec.parked = rec.walked = 0  # parked-at stack id, and polls when it was walked
+    rec.pending = rec.dirty = rec.evicted = rec.no_waker = False
+    rec.name_raw = None
+    rec.fin_name = None  # the task's name, captured when it finished
+    rec.coro_name = getattr(coro, "__qualname__", None)  # captured at creation
+    _recs[key] = rec
+    S.live[tid] = rec
     if not S.first_task_seen or S.need_server:
         S.first_task_seen = True
         cb = S.on_first_task
         if cb is not None:
             cb()
-    _mark(rec)
+    if S.tracking:  # _mark(rec), inlined (a new record is never dirty)
+        rec.dirty = True
+        S.journal.append(rec)
     return rec
 
 
-class _Ref(weakref.ref):
-    """The weak reference to a task, carrying its record for the shared finaliser."""
-
-    __slots__ = ("rec",)
-
-
-def _gone(ref):
-    """Finaliser: the task was collected.  If it never finished (destroyed pending, or its loop
-    was closed), queue its record to be retired outside the garbage collector."""
-    rec = getattr(ref, "rec", None)
-    if rec is not None and rec.state != DONE:
+def _gone(rec):
+    """Finaliser: the task was collected (its memory is not yet freed, so its id is still its
+    own).  Forget it; if it never finished (destroyed pending, or its loop was closed), queue its
+    record to be retired outside the garbage collector."""
+    if _recs.get(rec.key) is rec:
+        del _recs[rec.key]
+    if rec.state != DONE:
         S.dead.append(rec)
 
 
@@ -247,12 +291,6 @@ def _finish(rec, now):
         rec.busy += d
     rec.state = DONE
     rec.ended = rec.t_mark = now
-    ref = rec.ref
-    if ref is not None:
-        # The finaliser needs the record only while the task is unfinished: breaking the cycle
-        # record <-> weak reference lets a record leaving the ring be freed at once, not at the
-        # next full collection (which let some 40 000 of them pile up at 1 000 tasks a second).
-        ref.rec = None
     if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
         rec.dirty = True
         S.journal.append(rec)
@@ -279,14 +317,6 @@ def _adopt(task, loop, now, state):
     return _new_rec(task, task.get_coro(), loop, 0, S.unknown_stack, F_UNKNOWN, now, state)
 
 
-def _internal(coro):
-    """F_INTERNAL when the coroutine's code lives in the asyncio package."""
-    code = getattr(coro, "cr_code", None)
-    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
-        return F_INTERNAL
-    return 0
-
-
 def _bind(task, sp, now, state):
     """Create the record of the task a pending spawn sp was creating."""
     stack = sp.stack
@@ -298,38 +328,34 @@ def _bind(task, sp, now, state):
     return rec
 
 
-def _pending_spawn_for(task):
-    """The spawn in progress in this thread that creates task (matched by coroutine), or None."""
-    sps = getattr(S.tls, "spawns", None)
-    if sps:
-        try:
-            coro = task.get_coro()
-        except Exception:
-            return None
-        for sp in reversed(sps):
-            if sp.rec is None and sp.coro is coro:
-                return sp
-    return None
-
-
 def _rec_of(task, loop, now, adopt_state):
     """The record of task; binds a pending spawn or adopts the task as spawn-site unknown."""
-    rec = getattr(task, ATTR, None)
+    rec = _rec_get(id(task))
     if rec is None:
-        sp = _pending_spawn_for(task)
-        if sp is not None:
-            cur = _current_task(loop)
-            rec = _bind(task, sp, now, RUNNING if cur is task else SCHED)
-        else:
-            rec = _adopt(task, loop, now, adopt_state)
+        rec = _first_sight(task, loop, now, adopt_state)
     return rec
+
+
+def _first_sight(task, loop, now, adopt_state):
+    """A new record for a task that has none: the spawn in progress that creates it (matched by
+    coroutine) if there is one, else spawn site unknown."""
+    if _spawns:
+        try:
+            coro = task.get_coro()
+        except Exception:  # a Task subclass of its own: no spawn to match
+            coro = None
+        sp = _spawns.get(id(coro))
+        if sp is not None and sp.rec is None and sp.coro is coro:
+            return _bind(task, sp, now, RUNNING if _current_task(loop) is task else SCHED)
+    return _adopt(task, loop, now, adopt_state)
 
 
 # -- step timing -----------------------------------------------------------------------------
 
 def _step(cb, task, rec, *args):
-    """A task's step callback, timed (bound with functools.partial: cheaper than a closure and
-    one object fewer for the garbage collector per step)."""
+    """A task's step callback, timed.  call_soon schedules it in place of cb, with cb, the task
+    and its record ahead of cb's own arguments: no wrapper object per step (a partial was one
+    more object to allocate, free and call through)."""
     try:
         now = _now()
         st = rec.state
@@ -422,32 +448,21 @@ else:
     _current_task = asyncio.current_task
 
 
-def _task_of(cb):
-    """The task whose step or wakeup cb is, else None."""
-    tp = type(cb)
-    if tp is _STEP_TYPE:
-        return cb.__self__
-    if tp is _BUILTIN_METHOD:
-        if cb.__name__ == _WAKEUP_NAME:
-            return cb.__self__
-        return None
-    if tp is _METHOD and cb.__func__ in _PY_STEP_FUNCS:
-        return cb.__self__
-    return None
-
-
 def _make_call_soon(orig):
     if orig is _BASE_CALL_SOON and sys.version_info < (3, 14):
         return _make_fast_call_soon(orig)
 
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
-            try:
-                task = _task_of(callback)
-                if task is not None:
-                    callback = _on_wake(self, task, callback)
-            except BaseException:
-                fault()
+            tp = type(callback)  # a task's step or wakeup? (every call_soon pays this test)
+            if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
+                    (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
+                try:
+                    task = callback.__self__
+                    args = (callback, task, _on_wake(self, task)) + args
+                    callback = _step
+                except BaseException:
+                    fault()
         return orig(self, callback, *args, context=context)
 
     call_soon._asynctop = True
@@ -468,7 +483,9 @@ def _make_fast_call_soon(orig):
             if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
                     (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
                 try:
-                    callback = _on_wake(self, callback.__self__, callback)
+                    task = callback.__self__
+                    args = (callback, task, _on_wake(self, task)) + args
+                    callback = _step
                 except BaseException:
                     fault()
         if self._debug:
@@ -481,23 +498,24 @@ def _make_fast_call_soon(orig):
     return call_soon
 
 
-def _on_wake(loop, task, callback):
+def _on_wake(loop, task):
+    """A step of task is being scheduled on loop: stamp the wake.  Returns the task's record."""
     now = _now()
-    rec = getattr(task, ATTR, None)
+    rec = _rec_get(id(task))
     if rec is None:
-        rec = _rec_of(task, loop, now, SCHED)
+        rec = _first_sight(task, loop, now, SCHED)
         if rec.state == RUNNING:  # an eager child waking itself inside its first step
             rec.wakes += 1
             rec.self_wakes += 1
             rec.pending = True
             _mark(rec)
-        return _partial(_step, callback, task, rec)
+        return rec
     st = rec.state
     if st == IDLE:
         t = now
-        due = getattr(S.tls, "due", None)
-        if due is not None and rec.t_mark <= due < now:
-            t = due  # a timer's wake, dated at its due time (lateness counts as scheduled)
+        due = S.due  # (loop, due time) while a timer callback runs (_timers)
+        if due is not None and due[0] is loop and rec.t_mark <= due[1] < now:
+            t = due[1]  # a timer's wake, dated at its due time (lateness counts as scheduled)
             floor = S.boundary  # but never before a reply that reported the task idle
             if t < floor:
                 t = floor if floor < now else now
@@ -514,7 +532,7 @@ def _on_wake(loop, task, callback):
     if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
         rec.dirty = True
         S.journal.append(rec)
-    return _partial(_step, callback, task, rec)
+    return rec
 
 
 def _make_create_task(orig):
@@ -523,11 +541,11 @@ def _make_create_task(orig):
             return orig(self, coro, *args, **kwargs)
         try:
             sp = _begin_spawn(self, coro, sys._getframe(1))
+            key = id(coro)
+            _spawns[key] = sp
         except BaseException:
             fault()
             return orig(self, coro, *args, **kwargs)
-        sps = S.tls.__dict__.setdefault("spawns", [])
-        sps.append(sp)
         sp.t0 = _now()
         task = None
         try:
@@ -535,8 +553,9 @@ def _make_create_task(orig):
             return task
         finally:
             try:
-                sps.pop()
-                if task is not None and S.enabled:
+                _spawns.pop(key, None)
+                rec = sp.rec  # bound by the task's first call_soon unless it ran eagerly
+                if task is not None and S.enabled and (rec is None or rec.flags & F_EAGER):
                     _end_spawn(sp, task)
             except BaseException:
                 fault()
@@ -555,24 +574,15 @@ def _begin_spawn(loop, coro, f):
     sp.rec = None
     sp.flags = 0
     parent = _current_task(loop)
-    prec = None
     if parent is not None:
-        prec = getattr(parent, ATTR, None)
+        prec = _rec_get(id(parent))
         if prec is None:
             prec = _rec_of(parent, loop, _now(), IDLE)
-    frames, dropped = _capture(f, parent)
-    if prec is not None:
         sp.parent = prec.tid
-        pstack = prec.stack
+        sp.stack = _spawn_stack(f, getattr(parent.get_coro(), "cr_frame", None), prec.stack)
     else:
         sp.parent = 0
-        pstack = 0
-    if not frames and pstack:
-        sp.stack = pstack  # created by asyncio machinery only: same site as the parent
-    else:
-        if not frames:  # nothing but asyncio machinery, and no parent
-            frames = (S.intern_str("[no spawn stack]"),)
-        sp.stack = S.intern_stack(pstack, frames, dropped)
+        sp.stack = _spawn_stack(f, None, 0)
     return sp
 
 
@@ -581,7 +591,7 @@ def _end_spawn(sp, task):
     now = _now()
     rec = sp.rec
     if rec is None:
-        rec = getattr(task, ATTR, None)
+        rec = _rec_get(id(task))
         if rec is not None:
             return  # bound elsewhere (a task factory that wraps coroutines, say)
         # No call_soon and nobody asked for it: the task ran eagerly (or a factory built it
@@ -691,5 +701,5 @@ def adopt_running(loop):
     """At install inside a running loop: every existing task becomes spawn-site unknown."""
     now = _now()
     for t in asyncio.all_tasks(loop):
-        if getattr(t, ATTR, None) is None:
+        if _rec_get(id(t)) is None:
             _adopt(t, loop, now, IDLE)

@@ -1,5 +1,5 @@
 """Probing asyncio before the hooks go in: the C Task's step wrapper type and the pure-Python
-Task's step functions, which the call_soon hook recognises (see _core._task_of)."""
+Task's step functions, which the call_soon hooks recognise (see _core._make_call_soon)."""
 
 import asyncio
 import types

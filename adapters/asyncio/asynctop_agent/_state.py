@@ -29,6 +29,8 @@ class State:
         self.disabled_by_fault = False
         self.tids = itertools.count(1)  # own task ids (atomic under the GIL, never reused)
         self.live = {}  # tid -> Rec, unfinished tasks
+        self.recs = {}  # id(task) -> Rec, every task with a record that still exists
+        self.due = None  # (loop, due ns) while a timer callback runs on that loop (_timers)
         self.ring = collections.deque()  # finished Recs, oldest first
         self.ring_cap = 4096
         self.finished_total = 0
@@ -57,7 +59,6 @@ class State:
         self.loop_ids = itertools.count(1)
         self.first_task_seen = False
         self.need_server = False  # a forked child opens its endpoint at its next new task
-        self.tls = threading.local()
         self.skip_dirs = [_ASYNCIO_DIR, _AGENT_DIR]
         # runpy runs `-m asynctop_agent app.py`; since 3.11 it is a frozen module whose
         # frames name "<frozen runpy>", not its file.

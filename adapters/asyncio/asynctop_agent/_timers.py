@@ -10,7 +10,7 @@ def make_call_at(orig):
     def call_at(self, when, callback, *args, context=None):
         if S.enabled:
             try:
-                callback = timer(callback, int(when * 1e9))
+                callback = timer(callback, (self, int(when * 1e9)))
             except BaseException:
                 fault()
         return orig(self, when, callback, *args, context=context)
@@ -19,14 +19,17 @@ def make_call_at(orig):
     return call_at
 
 
-def timer(cb, due_ns):
-    tls = S.tls
+def timer(cb, due):
+    """cb, run with S.due = due, (loop, due time in ns).  One slot for every loop thread, read
+    only with the loop's identity checked: a timer of another thread's loop never dates a wake on
+    this one, and when two threads' timers overlap the wakes of the one that lost the slot are
+    dated as they happen (the timer's lateness then counts as idle, as without this hook)."""
 
     def timer(*args):
-        tls.due = due_ns
+        S.due = due
         try:
             return cb(*args)
         finally:
-            tls.due = None
+            S.due = None
 
     return timer

@@ -1,11 +1,13 @@
 """Benchmark of the asyncio agent (run by `make bench`): python3 bench_agent.py [--quick]
-[--storm] [--asynctop=BINARY] (the stall read by asynctop's own reader too)
+[--storm] [--uvloop] [--asynctop=BINARY] (the stall read by asynctop's own reader too)
 
 Prints, each against a run without the agent in the same invocation:
   - the added cost per task step (bare-yield path and future-wake path) and per spawned task
     (create, run, finish one trivial task), in µs and as a ratio.  Each figure is the best of
-    interleaved child processes, with and without the agent, in CPU time of the loop thread (what
-    the hooks cost; steady on a loaded machine) and in wall time;
+    interleaved child processes, with and without the agent, each the best of many rounds of
+    1 000 operations (a short round often runs undisturbed on a loaded machine, a long one
+    seldom), in CPU time of the loop thread (what the hooks cost) and in wall time; with
+    --uvloop, on uvloop's loop;
   - the event-loop stall while a reader reads every 0.5 s, at 10 000 (and 100 000) live tasks that
     keep waking (each every 0.2-1.2 s), parked-at walks included: how late a ticker's 2 ms sleep
     wakes (median, p99, max).  One run alternates 3 s quiet phases and 3 s reading phases, and
@@ -35,7 +37,14 @@ AIMS = {"sleep0": 2.0, "future": 2.0, "spawn": 10.0}
 
 # -- child: one figure, with or without the agent ----------------------------------------------
 
-def _child(kind, n, agent):
+ROUND = 1000  # operations per timed round
+
+
+def _child(kind, n, agent, uvloop):
+    if uvloop:
+        import uvloop as uv
+
+        asyncio.set_event_loop_policy(uv.EventLoopPolicy())
     if agent:
         os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="asynctop-bench-")
         sys.path.insert(0, PKG)
@@ -43,12 +52,12 @@ def _child(kind, n, agent):
         asynctop_agent.start()
 
     async def sleep0():
-        for _ in range(n):
+        for _ in range(ROUND):
             await asyncio.sleep(0)
 
     async def future():
         loop = asyncio.get_running_loop()
-        for _ in range(n):
+        for _ in range(ROUND):
             fut = loop.create_future()
             loop.call_soon(fut.set_result, None)
             await fut
@@ -57,25 +66,25 @@ def _child(kind, n, agent):
         async def noop():
             pass
 
-        for _ in range(n // 1000):
-            await asyncio.gather(*[asyncio.create_task(noop()) for _ in range(1000)])
+        await asyncio.gather(*[asyncio.create_task(noop()) for _ in range(ROUND)])
 
     async def main():
         fn = {"sleep0": sleep0, "future": future, "spawn": spawn}[kind]
+        await fn()  # warm-up: what a first spawn or step interns once
         best = None
-        for _ in range(3):
+        for _ in range(max(1, 3 * n // ROUND)):
             c0, w0 = time.thread_time_ns(), time.monotonic_ns()
             await fn()
             c, w = time.thread_time_ns() - c0, time.monotonic_ns() - w0
             best = (c, w) if best is None or c < best[0] else best
-        print("%d %d" % (best[0] // n, best[1] // n))
+        print("%d %d" % (best[0] // ROUND, best[1] // ROUND))
 
     asyncio.run(main())
 
 
 def per_op(kind, n, agent):
-    out = subprocess.run([sys.executable, __file__, "--child", kind, str(n), "1" if agent else "0"],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run([sys.executable, __file__, "--child", kind, str(n), "1" if agent else "0",
+                          "1" if "--uvloop" in sys.argv else "0"], capture_output=True, text=True, check=True).stdout.split()
     return int(out[0]), int(out[1])
 
 
@@ -317,7 +326,7 @@ def main():
     if sys.argv[1:2] == ["--live-child"]:
         return _live_child(int(sys.argv[2]))
     if sys.argv[1:2] == ["--child"]:
-        return _child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1")
+        return _child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5] == "1")
     if sys.argv[1:2] == ["--storm-child"]:
         return _storm_child()
     reps = 3 if QUICK else 5
@@ -328,8 +337,9 @@ def main():
         for k, n in sizes.items():
             for a in (0, 1):
                 got[(k, a)].append(per_op(k, n, a))
-    print("asyncio agent, %s %s, load average %s" % (sys.implementation.name, sys.version.split()[0],
-                                                     " ".join("%.1f" % x for x in os.getloadavg())))
+    print("asyncio agent, %s %s%s, load average %s" % (sys.implementation.name, sys.version.split()[0],
+                                                       " with uvloop" if "--uvloop" in sys.argv else "",
+                                                       " ".join("%.1f" % x for x in os.getloadavg())))
     print("  %-24s %-28s %-28s %s" % ("figure (best of %d)" % reps, "CPU: without / with / added",
                                        "wall: without / with / added", "aim"))
     for k, label in (("sleep0", "per step, sleep(0) path"), ("future", "per step, future wake"),

@@ -97,6 +97,25 @@ class Structure(AgentCase):
             self.assertFalse([f for f in stack if f.startswith("asyncio") or f.startswith("asynctop_agent")])
         self.assertEqual(r.stack_text(main.stack)[-1], want[0])
 
+    def test_spawn_stacks_by_whole_chain(self):
+        # A spawn whose chain of frames was seen reuses its stack: the same line reached
+        # through another caller, or under another parent, must still get a stack of its own.
+        r, a, b, truth, _ = self.run_window("chains")
+        ln = truth["lines"]
+        ids = {}
+        for via, caller in (("a", "ch_via_a"), ("b", "ch_via_b")):
+            for tag, pline in (("p", ln["LP"]), ("q", ln["LQ"])):
+                for i in range(3):
+                    t = self.one(r, "%s-%s-%d" % (via, tag, i))
+                    stack = r.stack_text(t.stack)
+                    want = ["workload:case_chains.[locals].main:%d" % pline,
+                            "workload:case_chains.[locals].parent:%d" % ln["LP" + via.upper()],
+                            "workload:%s:%d" % (caller, ln["L" + via.upper()]), "workload:ch_spawn:%d" % ln["LS"]]
+                    self.assertEqual(stack[-4:], want)
+                    ids.setdefault((via, tag), set()).add(t.stack)
+        self.assertEqual([len(v) for v in ids.values()], [1, 1, 1, 1])
+        self.assertEqual(len(set.union(*ids.values())), 4)
+
     def test_deep_stacks_count_what_they_leave_out(self):
         # Issue 14: a 10 000-frame spawn stack read "[truncated 2 frames]".  The agent keeps 128
         # frames of each stack and says how many it left out, so the true depth survives.

@@ -134,6 +134,34 @@ def case_nested():
     asyncio.run(start())  # L4
 
 
+def ch_spawn(name):
+    return asyncio.create_task(asyncio.sleep(0), name=name)  # LS
+
+
+def ch_via_a(name):
+    return ch_spawn(name)  # LA
+
+
+def ch_via_b(name):
+    return ch_spawn(name)  # LB
+
+
+def case_chains():
+    """The same spawning line reached through two callers, each three times, and from two
+    parent tasks: the agent's stacks are cached by the whole chain of frames, never by a part."""
+    async def parent(tag):
+        for i in range(3):
+            await ch_via_a("a-%s-%d" % (tag, i))  # LPA
+            await ch_via_b("b-%s-%d" % (tag, i))  # LPB
+
+    async def main():
+        await asyncio.create_task(parent("p"), name="p")  # LP
+        await asyncio.create_task(parent("q"), name="q")  # LQ
+
+    truth["lines"] = {t: line_of(t) for t in ("LS", "LA", "LB", "LP", "LQ", "LPA", "LPB")}
+    asyncio.run(main())
+
+
 def case_threads():
     async def worker(n):
         async def w():
@@ -257,11 +285,11 @@ def case_fault():
     calls = [0]
     orig = _core._on_wake
 
-    def broken(loop, task, cb):
+    def broken(loop, task):
         calls[0] += 1
         if calls[0] == 100:
             raise RuntimeError("injected agent bug")
-        return orig(loop, task, cb)
+        return orig(loop, task)
 
     _core._on_wake = broken
 
