@@ -475,8 +475,8 @@ class Server:
     def _serve_read(self, c, seq, final):
         """Answer one READ (or push the final snapshot) on connection c.
 
-        Changed records are copied and sent in chunks of at most CHUNK_NS each; the socket send
-        and a short sleep between chunks let the loop threads run.  First the backlog (what
+        Changed records are copied and sent in short chunks paced by _pace, which lets the loop
+        threads run first between two chunks.  First the backlog (what
         changed before the read began) is swept; then at most CATCH_UP rounds copy what changed
         during the previous round; then the last pass (drain the journal, copy what is left,
         take the boundary) runs right after re-acquiring the interpreter, so in practice no loop
@@ -523,8 +523,8 @@ class Server:
         drains = 0
         finishing = False  # the last pass began: nothing more is swept into this reply
         while True:
-            self.pacer.pause(sent)  # hands the interpreter to a loop that has work first
-            deadline = time.monotonic_ns() + CHUNK_NS
+            # Hands the interpreter to a loop that has work first; says how long the chunk may be.
+            deadline = time.monotonic_ns() + self.pacer.pause(sent)
             parts, out = [], []
             past = cut is not None and time.monotonic_ns() > cut
             if c.owed and not more and not finishing:

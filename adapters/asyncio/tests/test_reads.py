@@ -109,16 +109,16 @@ class Pace(unittest.TestCase):
     def test_a_loop_with_work_waiting_is_busy(self):
         loop = self.loop_elsewhere()
         p = self.pacer_for(loop)
-        self.assertFalse(p.busy(_pace.CHUNK_NS), "an idle loop")
+        self.assertFalse(p.busy(), "an idle loop")
         far = loop.call_later(3600, lambda: None)
-        self.assertFalse(p.busy(_pace.CHUNK_NS), "a timer due in an hour")
+        self.assertFalse(p.busy(), "a timer due in an hour")
         due = loop.call_at(loop.time(), lambda: None)
-        self.assertTrue(p.busy(_pace.CHUNK_NS), "a timer due now")
+        self.assertTrue(p.busy(), "a timer due now")
         due.cancel()
         loop._scheduled.remove(due)
-        self.assertFalse(p.busy(_pace.CHUNK_NS))
+        self.assertFalse(p.busy())
         loop.call_soon(lambda: None)
-        self.assertTrue(p.busy(_pace.CHUNK_NS), "a callback ready")
+        self.assertTrue(p.busy(), "a callback ready")
         far.cancel()
 
     def test_a_held_back_chunk_still_goes(self):
@@ -127,7 +127,7 @@ class Pace(unittest.TestCase):
         loop = self.loop_elsewhere()
         p = self.pacer_for(loop)
         loop.call_soon(lambda: None)
-        self.assertTrue(p.busy(_pace.CHUNK_NS))
+        self.assertTrue(p.busy())
         t0 = time.monotonic()
         p.pause(0)
         self.assertLess(time.monotonic() - t0, 2.0)
@@ -139,13 +139,13 @@ class Pace(unittest.TestCase):
         async def inside():
             p = self.pacer_for(asyncio.get_running_loop())
             asyncio.get_running_loop().call_soon(lambda: None)
-            return p.busy(_pace.CHUNK_NS)
+            return p.busy()
 
         self.assertFalse(asyncio.run(inside()))
         loop = self.loop_elsewhere()
         loop.call_soon(lambda: None)
         loop._thread_id = None
-        self.assertFalse(self.pacer_for(loop).busy(_pace.CHUNK_NS), "not running")
+        self.assertFalse(self.pacer_for(loop).busy(), "not running")
         loop._thread_id = -1
 
         class Opaque:
@@ -153,12 +153,12 @@ class Pace(unittest.TestCase):
 
         o = Opaque()
         o._thread_id, o._ready = -1, [1]
-        self.assertFalse(self.pacer_for(o).busy(_pace.CHUNK_NS), "not weakly referable: not watched")
+        self.assertFalse(self.pacer_for(o).busy(), "not weakly referable: not watched")
 
         class Uv:
             _thread_id = -1
 
-        self.assertFalse(self.pacer_for(Uv()).busy(_pace.CHUNK_NS), "no ready queue")
+        self.assertFalse(self.pacer_for(Uv()).busy(), "no ready queue")
 
 
 class Stall(AgentCase):
