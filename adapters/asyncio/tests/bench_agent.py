@@ -110,9 +110,11 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     """One run of workload.py's stall case in which the reader alternates quiet phases and reading
     phases (a read every every_s, none in a phase's last every_s, so no read spills over): both
     figures come from the same process under the same load, tick by tick.  A reading phase's
-    first read catches up with the quiet phase's changes, several times a steady read: the ticks
-    before it ended are not counted, nor is its time.  Returns {"quiet": lateness list,
-    "reading": lateness list, "reads": [ms...]}."""
+    first read catches up with the quiet phase's changes, several times a steady read: its time
+    is not counted, nor are the ticks of the phase's first 2 * every_s (whether or not that read
+    has ended: a read that makes way for the loop may take longer than the phase), nor those of
+    a quiet phase before the last read ended.  Returns {"quiet": lateness list, "reading":
+    lateness list, "reads": [ms...]}."""
     sys.path.insert(0, HERE)
     from client import Reader
 
@@ -143,6 +145,7 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     c0 = _cpu_s(p.pid)
     reads = []
     next_read = start
+    read_end = 0
     while True:
         t = time.monotonic_ns()
         if t >= start + phase:
@@ -151,14 +154,14 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
             cpu.append((reading, (t - start) / 1e9, c1 - c0))
             c0 = c1
             start, reading = start + phase, not reading
-            counted = next_read = start
+            next_read = start
+            counted = start + 2 * every if reading else max(start, read_end)
             continue
         if reading and next_read <= t and t + every <= start + phase:
             r.read()
-            if next_read == start:
-                counted = time.monotonic_ns()  # the catch-up read
-            else:
-                reads.append((time.monotonic_ns() - t) / 1e6)
+            read_end = time.monotonic_ns()
+            if next_read != start:  # not the catch-up read
+                reads.append((read_end - t) / 1e6)
             next_read += every
             continue
         wake = start + phase if not reading or next_read + every > start + phase else next_read
