@@ -279,8 +279,7 @@ class Server:
         _core.reap_dead()
         self._sweep_names()
         if S.tracking:
-            while not self._drain(time.monotonic_ns() + CHUNK_NS):
-                self.pacer.pause(0)
+            self._drain_paced()
             live_bound = 2 * (len(S.live) + S.ring_cap) + 1024
             for c in S.clients:
                 if c.pending is not None and len(c.pending) > live_bound:
@@ -472,6 +471,12 @@ class Server:
                 return False
         return True
 
+    def _drain_paced(self):
+        """_drain in chunks, paced like a read's: 100 000 tasks change 35 000 records in the
+        0.25 s between two drains, several ms in one go."""
+        while not self._drain(time.monotonic_ns() + CHUNK_NS):
+            self.pacer.pause(0)
+
     def _serve_read(self, c, seq, final):
         """Answer one READ (or push the final snapshot) on connection c.
 
@@ -495,7 +500,7 @@ class Server:
                 S.clients.append(c)
                 S.tracking = True
             c.pending.update(dict.fromkeys(list(S.live.values())))
-        self._drain(None)
+        self._drain_paced()
         last = len(c.pending) + len(c.pinned)  # the backlog; each catch-up round must shrink it
         T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
         self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more)
