@@ -201,9 +201,9 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kd, 1, &d) ||
 		    keys(a, scr, &esc, 1) || timed(a, scr, &kn, 1, &n))
 			return -1;
-		derived = a->gshown.derived;
+		derived = a->grouped.derived;
 		if (timed(a, scr, &weigh, 1, &w) ||
-		    a->gshown.derived != derived)
+		    a->grouped.derived != derived)
 			return -1;
 		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
 			return -1;

@@ -218,7 +218,8 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
-	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
+	else if (grouped_get(&a->grouped, a->m, b, w->group, w, &b) !=
+	         STATUS_OK)
 		c->why = "out of memory grouping the window compared with";
 	else if (compare_build(&a->cmp, a->m, w, b, a->v.metric,
 	                       a->v.ascending) != STATUS_OK)
