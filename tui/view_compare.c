@@ -32,26 +32,13 @@ void compare_fini(struct compare *c)
 }
 
 /* A compared row: r of cur (row now) or of base (row then, when now is
- * UINT32_MAX); either may be absent (UINT32_MAX).  Its change is worked
- * out per weighting (change). */
+ * UINT32_MAX); either may be absent (UINT32_MAX). */
 static void add(struct cmp_row *r, const struct fold_row *a, uint32_t now,
                 uint32_t then)
 {
 	*r = (struct cmp_row){
 		.stack = a->stack, .name = a->name, .now = now, .then = then
 	};
-}
-
-/* r's change in metric, cur's row against base's. */
-static void change(struct cmp_row *r, const struct window *cur,
-                   const struct window *base, enum metric metric)
-{
-	uint64_t x = r->now == UINT32_MAX ? 0 : cur->rows[r->now].m.v[metric];
-	uint64_t y =
-	    r->then == UINT32_MAX ? 0 : base->rows[r->then].m.v[metric];
-
-	r->mag = x >= y ? x - y : y - x;
-	r->fall = x < y;
 }
 
 /* The change as a key that sorts ascending from the largest fall to the
@@ -63,6 +50,20 @@ static uint64_t change_key(const struct cmp_row *r)
 	uint64_t bias = (uint64_t)1 << 63;
 
 	return r->fall ? bias - mag : bias + mag;
+}
+
+/* Row i's change in c's weighting, x now against y then, and its key in
+ * c's direction: ~key puts the largest rise first; ties stay in row
+ * order. */
+static void keyed(struct compare *c, size_t i, uint64_t x, uint64_t y)
+{
+	struct cmp_row *r = &c->rows[i];
+	uint64_t key;
+
+	r->mag = x >= y ? x - y : y - x;
+	r->fall = x < y;
+	key = change_key(r);
+	c->keys[i] = c->ascending ? key : ~key;
 }
 
 static enum status grow(struct compare *c, size_t n)
@@ -95,11 +96,13 @@ static int row_cmp(const struct model *m, const struct fold_row *a,
  * merge of the by-id indexes read them at random: most of the time at
  * 100,000 rows) and comparing texts only where the windows differ; each
  * row is made as the merge passes it (cur's at its index, the gone after
- * all of cur's), so neither window is read twice. */
+ * all of cur's), with its change in c's weighting, so neither window is
+ * read twice. */
 static enum status pair(struct compare *c, const struct model *m,
                         const struct window *cur, const struct window *base)
 {
 	size_t nc = cur->nrows, nb = base->nrows, i = 0, j = 0, gone = nc;
+	enum metric mt = c->metric;
 
 	if (nc + nb >= UINT32_MAX || grow(c, nc + nb + 1) != STATUS_OK)
 		return STATUS_NOMEM;
@@ -109,18 +112,25 @@ static enum status pair(struct compare *c, const struct model *m,
 		            ? 0
 		            : row_cmp(m, a, b);
 
-		if (d > 0)
-			add(&c->rows[gone++], b, UINT32_MAX, (uint32_t)j);
-		else
+		if (d > 0) {
+			add(&c->rows[gone], b, UINT32_MAX, (uint32_t)j);
+			keyed(c, gone++, 0, b->m.v[mt]);
+		} else {
 			add(&c->rows[i], a, (uint32_t)i,
 			    d ? UINT32_MAX : (uint32_t)j);
+			keyed(c, i, a->m.v[mt], d ? 0 : b->m.v[mt]);
+		}
 		i += d <= 0;
 		j += d >= 0;
 	}
-	for (; i < nc; i++)
+	for (; i < nc; i++) {
 		add(&c->rows[i], &cur->rows[i], (uint32_t)i, UINT32_MAX);
-	for (; j < nb; j++)
-		add(&c->rows[gone++], &base->rows[j], UINT32_MAX, (uint32_t)j);
+		keyed(c, i, cur->rows[i].m.v[mt], 0);
+	}
+	for (; j < nb; j++) {
+		add(&c->rows[gone], &base->rows[j], UINT32_MAX, (uint32_t)j);
+		keyed(c, gone++, 0, base->rows[j].m.v[mt]);
+	}
 	c->n = gone;
 	return STATUS_OK;
 }
@@ -208,6 +218,8 @@ enum status compare_build_top(struct compare *c, const struct model *m,
 	    !grouping_eq(c->group, cur->group)) {
 		c->paired = c->built = false;
 		c->n = c->sorted = 0;
+		c->metric = metric;
+		c->ascending = ascending;
 		if (pair(c, m, cur, base) != STATUS_OK) {
 			c->n = 0;
 			return STATUS_NOMEM;
@@ -217,24 +229,27 @@ enum status compare_build_top(struct compare *c, const struct model *m,
 		c->cur_seq = cur->seq;
 		c->base_seq = base->seq;
 		c->group = cur->group;
-		c->paired = true;
+		c->paired = c->built = true;
 	}
-	if (c->built && c->metric == metric && c->ascending == ascending &&
-	    need <= c->sorted)
-		return STATUS_OK;
-	for (size_t i = 0; i < c->n; i++) {
-		struct cmp_row *r = &c->rows[i];
-		uint64_t key;
+	if (!c->built || c->metric != metric || c->ascending != ascending) {
+		c->metric = metric;
+		c->ascending = ascending;
+		c->sorted = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			const struct cmp_row *r = &c->rows[i];
 
-		change(r, cur, base, metric);
-		key = change_key(r);
-		/* ~key: the largest rise first; ties stay in row order */
-		c->keys[i] = ascending ? key : ~key;
-		low = c->keys[i] < low ? c->keys[i] : low;
+			keyed(c, i,
+			      r->now == UINT32_MAX
+			          ? 0
+			          : cur->rows[r->now].m.v[metric],
+			      r->then == UINT32_MAX
+			          ? 0
+			          : base->rows[r->then].m.v[metric]);
+		}
+		c->built = true;
 	}
-	c->metric = metric;
-	c->ascending = ascending;
-	c->built = true;
+	if (need <= c->sorted || c->sorted == c->n)
+		return STATUS_OK;
 	/* a page or a few: selected in one pass (a few ms less than the
 	 * sort at 100,000 rows), a multiple of CMP_SELECT so that paging
 	 * down selects again only every so many rows */
@@ -245,11 +260,14 @@ enum status compare_build_top(struct compare *c, const struct model *m,
 		return STATUS_OK;
 	}
 	for (size_t i = 0; i < c->n; i++) {
-		/* from the smallest key on, only the digits of the spread
-		 * differ: fewer radix passes */
-		c->keys[i] -= low;
+		low = c->keys[i] < low ? c->keys[i] : low;
 		c->order[i] = (uint32_t)i;
 	}
+	/* from the smallest key on, only the digits of the spread differ:
+	 * fewer radix passes (the sort leaves the keys in order, no longer
+	 * by row: with every row in place, nothing reads them again) */
+	for (size_t i = 0; i < c->n; i++)
+		c->keys[i] -= low;
 	sort_radix(c->keys, c->order, c->tkeys, c->tvals, c->n);
 	c->sorted = c->n;
 	return STATUS_OK;
