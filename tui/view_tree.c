@@ -299,6 +299,29 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 	return STATUS_OK;
 }
 
+enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
+                           uint64_t min, const struct tree_run *runs, size_t n)
+{
+	unlink_wide(&t->nodes[node]);
+	/* out of memory half way, the next call unlinks what was made */
+	t->nodes[node].wide = true;
+	t->nodes[node].wide_metric = metric;
+	t->nodes[node].wide_min = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = new_node(t, node, runs[i].frame);
+
+		if (c == TREE_NONE)
+			return STATUS_NOMEM;
+		t->nodes[c].r0 = runs[i].r0;
+		t->nodes[c].r1 = runs[i].r1;
+		t->nodes[c].kids = runs[i].kids;
+		t->nodes[c].m = runs[i].m;
+		t->nodes[c].tasks = runs[i].tasks;
+	}
+	t->nodes[node].wide_min = min;
+	return STATUS_OK;
+}
+
 /* Sorts the callees of node (built) into the order shown, once per
  * order.  STATUS_NOMEM. */
 static enum status sort_children(struct tree *t, uint32_t node)

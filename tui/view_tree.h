@@ -109,6 +109,22 @@ enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
 enum status tree_wide_children(struct tree *t, uint32_t node,
                                enum metric metric, uint64_t min) MUST_CHECK;
 
+/* A callee found by a layout that finds them itself (the flame): its
+ * frame, the rows under it [r0, r1), whether it has callees, its sums. */
+struct tree_run {
+	uint32_t frame, r0, r1;
+	bool kids;
+	struct metrics m;
+	uint64_t tasks;
+};
+
+/* What tree_wide_children makes, from runs[0 .. n) (in row order, at
+ * least those of metric min or more) found by the caller: they replace
+ * the callees an earlier wide call made.  STATUS_NOMEM. */
+enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
+                           uint64_t min, const struct tree_run *runs,
+                           size_t n) MUST_CHECK;
+
 /* The path of frames[0 .. n) from the root, as nodes' path. */
 uint64_t tree_path(const uint32_t *frames, size_t n);
 
