@@ -91,7 +91,10 @@ static enum status sums(struct flame *f, const struct window *w)
 static bool in_run(const struct tree *t, uint32_t r, uint32_t depth,
                    uint32_t frame)
 {
-	return t->rowd[r] > depth && t->rowf[r][depth] == frame;
+	uint32_t d;
+	const uint32_t *f = tree_rows_frames(t, r, &d);
+
+	return d > depth && f[depth] == frame;
 }
 
 /* The first row of the run of frame at depth holding row p, not before
@@ -179,15 +182,16 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 	span = pre[(size_t)r1 * FLAME_SUMS + metric] - from;
 	for (uint64_t k = 1; k <= span / min;) {
 		uint32_t p = row_at(f, metric, r0, r1, from + k * min);
-		uint32_t frame, a, b;
+		uint32_t frame, a, b, d, last;
+		const uint32_t *fp = tree_rows_frames(t, p, &d);
 		const uint64_t *pa, *pb;
 		struct tree_run *u;
 
-		if (t->rowd[p] <= depth) { /* the node's own figures */
+		if (d <= depth) { /* the node's own figures */
 			k++;
 			continue;
 		}
-		frame = t->rowf[p][depth];
+		frame = fp[depth];
 		a = run_start(t, depth, frame, r0, p);
 		b = run_end(t, depth, frame, p, r1);
 		pa = pre + (size_t)a * FLAME_SUMS;
@@ -199,12 +203,12 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 		if (mem_grow(&f->runs, &f->runs_cap, nr + 1, sizeof(*f->runs)))
 			return STATUS_NOMEM;
 		u = &f->runs[nr++];
-		/* a prefix sorts first: if any row goes deeper, the last does
-		 */
+		/* a prefix sorts first: if a row goes deeper, the last does */
+		(void)tree_rows_frames(t, b - 1, &last);
 		*u = (struct tree_run){ .frame = frame,
 			                .r0 = a,
 			                .r1 = b,
-			                .kids = t->rowd[b - 1] > depth + 1,
+			                .kids = last > depth + 1,
 			                .tasks = pb[METRIC_COUNT] -
 			                         pa[METRIC_COUNT] };
 		for (int m = 0; m < METRIC_COUNT; m++)

@@ -141,22 +141,14 @@ uint64_t tree_path(const uint32_t *frames, size_t n)
 	return h;
 }
 
-/* The root only: its sums are the window's, its callees come later; and
- * each row's frames. */
-static enum status build(struct tree *t, const struct model *m,
-                         const struct window *w)
+/* The root only: its sums are the window's, its callees and each row's
+ * frames (tree_rows_make) come later. */
+static enum status build(struct tree *t, const struct window *w)
 {
 	struct tree_node *root;
 
 	t->n = 0;
-	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
-	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
-		return STATUS_NOMEM;
-	for (size_t r = 0; r < w->nrows; r++) {
-		size_t d = 0;
-		t->rowf[r] = model_stack(m, w->rows[r].stack, &d);
-		t->rowd[r] = (uint32_t)d;
-	}
+	t->rows_known = false;
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
 	root = &t->nodes[0];
@@ -186,6 +178,8 @@ enum status tree_children(struct tree *t, uint32_t node)
 
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
 	unlink_wide(&t->nodes[node]);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
@@ -253,6 +247,8 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 	if (n->built || !w ||
 	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
 		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
 	unlink_wide(&t->nodes[node]);
 	/* each callee is a run of rows with the same frame at depth; only
 	 * the weighting is summed here, the rest for the nodes made */
@@ -527,7 +523,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
-	st = build(t, m, w);
+	st = build(t, w);
 	if (st != STATUS_OK) {
 		t->n = t->nshown = t->nview = 0;
 		t->sel_node = TREE_NONE;

@@ -82,6 +82,7 @@ struct tree {
 	const uint32_t **rowf;
 	uint32_t *rowd;
 	size_t rowf_cap, rowd_cap;
+	bool rows_known; /* rowf and rowd are made for w (tree_rows_make) */
 };
 
 void tree_init(struct tree *t);
@@ -99,6 +100,15 @@ enum status tree_update(struct tree *t, const struct model *m,
  * counting its rows (what the flame needs).  STATUS_NOMEM leaves it empty. */
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
+
+/* Looks every row's frames up into rowf and rowd, once per window (the
+ * scans of rows want them all; the flame's binary searches look the few
+ * rows they read up with tree_rows_frames).  STATUS_NOMEM.  tree_rows.c. */
+enum status tree_rows_make(struct tree *t) MUST_CHECK;
+/* Row r's frames, root first, and *depth: from rowf and rowd when made,
+ * else looked up. */
+const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
+                                 uint32_t *depth);
 
 /* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
 enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
