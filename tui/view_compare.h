@@ -25,9 +25,10 @@ struct cmp_row {
 	bool fall;            /* the change is a fall */
 };
 
-/* Below this many rows wanted in order, compare_build_top selects them
- * (rounded up to a multiple) rather than sorting every row. */
-#define CMP_SELECT 1024
+/* The fewest rows compare_build_top puts in order by selecting them (it
+ * doubles as more are wanted, up to a quarter of the rows: then all are
+ * sorted). */
+#define CMP_SELECT 64
 
 struct compare {
 	struct cmp_row *rows; /* shown window's rows, then the gone ones */
@@ -62,8 +63,8 @@ enum status compare_build(struct compare *c, const struct model *m,
                           enum metric metric, bool ascending) MUST_CHECK;
 
 /* compare_build, but only the first need rows of the order are sure to be
- * in place (c->sorted of them): fewer than CMP_SELECT of them wanted
- * (what a page shows), they are selected by one pass over the rows
+ * in place (c->sorted of them): up to a quarter of the rows wanted (a
+ * page shows a few dozen), they are selected by one pass over the rows
  * rather than all rows sorted, in exactly the order the sort gives.  A
  * no-op when built for the same windows and order with need in place. */
 enum status compare_build_top(struct compare *c, const struct model *m,
