@@ -167,6 +167,40 @@ START_TEST(flame_layout_is_the_full_scan)
 }
 END_TEST
 
+/* The flame's first draw looks up only the rows it reads; the tree's
+ * first scan of rows then makes every row's frames, copied side by side
+ * in row order, each the model's stack. */
+START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
+{
+	struct model *m = tm_mk(2, 0, 0, 0, 0);
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	const struct window *w = commit_random(m, &x, 3000);
+	struct tree t;
+	struct flame f;
+
+	tree_init(&t);
+	flame_init(&f);
+	ck_assert_int_eq(tree_sync(&t, m, w), STATUS_OK);
+	ck_assert_int_eq(flame_layout(&f, &t, METRIC_IDLE, 200, 49), STATUS_OK);
+	ck_assert_uint_gt(f.n, 1);
+	ck_assert(!t.rows_known);
+	ck_assert_int_eq(tree_children(&t, 0), STATUS_OK);
+	ck_assert(t.rows_known);
+	for (size_t r = 0, at = 0; r < w->nrows; r++) {
+		size_t d = 0;
+		const uint32_t *s = model_stack(m, w->rows[r].stack, &d);
+
+		ck_assert_uint_eq(t.rowd[r], d);
+		ck_assert_ptr_eq(t.rowf[r], t.frames + at);
+		ck_assert_mem_eq(t.rowf[r], s, d * sizeof(*s));
+		at += d;
+	}
+	flame_fini(&f);
+	tree_fini(&t);
+	model_free(m);
+}
+END_TEST
+
 Suite *suite_flame_layout(void);
 Suite *suite_flame_layout(void)
 {
@@ -175,6 +209,7 @@ Suite *suite_flame_layout(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, flame_layout_is_the_full_scan);
+	tcase_add_test(tc, flame_first_draw_leaves_row_frames_to_the_tree);
 	suite_add_tcase(s, tc);
 	return s;
 }
