@@ -186,8 +186,9 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 
 /* a and n: the grouping derived (model_group) and the rows sorted and
  * drawn; a weighting key under it (nothing derived again); back to the
- * default.  Prints viewer_group_{parked,name,weight,back,parked_detail}
- * _TAG_ms. */
+ * default.  The groupings the viewer holds are dropped before each run,
+ * so that a and n derive as on a window not grouped before.  Prints
+ * viewer_group_{parked,name,weight,back,parked_detail}_TAG_ms. */
 static int group_keys(struct app *a, struct screen *scr, int runs,
                       const char *tag)
 {
@@ -198,13 +199,14 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 		uint64_t derived;
 
+		grouped_drop(&a->grouped);
 		/* the detail of a parked-at row: its spawn stacks summed */
 		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kd, 1, &d) ||
 		    keys(a, scr, &esc, 1) || timed(a, scr, &kn, 1, &n))
 			return -1;
-		derived = a->gshown.derived;
+		derived = a->grouped.derived;
 		if (timed(a, scr, &weigh, 1, &w) ||
-		    a->gshown.derived != derived)
+		    a->grouped.derived != derived)
 			return -1;
 		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
 			return -1;
@@ -218,19 +220,21 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 }
 
 /* Exploring under a grouping (issue 13's 10 ms): compare split by task
- * name (=, a weighting key, Esc, each timed; the base derived once), the
- * detail by parked-at stack with its sparkline over the kept windows (d,
- * a weighting key), and the flame's first draw of a window it has not
- * laid out (f after a window arrived).  Prints
+ * name (=, a weighting key, Esc, each timed; the base held from when it
+ * was shown, as after a new window; and cold, =, with the base derived
+ * for it), the detail by parked-at stack with its sparkline over the kept
+ * windows (d, a weighting key), and the flame's first draw of a window it
+ * has not laid out (f after a window arrived).  Prints
  * viewer_explore_{compare_name_open,compare_name_weight,compare_name_back,
- * detail_parked_open,detail_parked_weight,flame_first}_TAG_ms. */
+ * compare_name_cold_open,detail_parked_open,detail_parked_weight,
+ * flame_first}_TAG_ms. */
 static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
                         const char *tag)
 {
 	static const int kn = 'n', ka = 'a', eq = '=', kd = 'd', kf = 'f',
 	                 esc = KC_ESC;
-	double co = 1e30, cw = 1e30, cb = 1e30, dop = 1e30, dw = 1e30,
-	       ff = 1e30, arr = 1e30;
+	double co = 1e30, cw = 1e30, cb = 1e30, cc = 1e30, dop = 1e30,
+	       dw = 1e30, ff = 1e30, arr = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
@@ -238,7 +242,17 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 		if (keys(a, sg->scr, &kn, 1) ||
 		    timed(a, sg->scr, &eq, 1, &co) ||
 		    timed(a, sg->scr, &weigh, 1, &cw) ||
-		    timed(a, sg->scr, &esc, 1, &cb) || keys(a, sg->scr, &kn, 1))
+		    timed(a, sg->scr, &esc, 1, &cb))
+			return -1;
+		/* nothing held (dropped under the default grouping, which
+		 * shows the kept window): n derives the shown window, = the
+		 * base */
+		if (keys(a, sg->scr, &kn, 1))
+			return -1;
+		grouped_drop(&a->grouped);
+		if (keys(a, sg->scr, &kn, 1) ||
+		    timed(a, sg->scr, &eq, 1, &cc) ||
+		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
 			return -1;
 		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 		if (keys(a, sg->scr, &ka, 1) ||
@@ -254,6 +268,7 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 	printf("viewer_explore_compare_name_open_%s_ms %.3f\n", tag, co);
 	printf("viewer_explore_compare_name_weight_%s_ms %.3f\n", tag, cw);
 	printf("viewer_explore_compare_name_back_%s_ms %.3f\n", tag, cb);
+	printf("viewer_explore_compare_name_cold_open_%s_ms %.3f\n", tag, cc);
 	printf("viewer_explore_detail_parked_open_%s_ms %.3f\n", tag, dop);
 	printf("viewer_explore_detail_parked_weight_%s_ms %.3f\n", tag, dw);
 	printf("viewer_explore_flame_first_%s_ms %.3f\n", tag, ff);

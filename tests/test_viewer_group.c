@@ -61,7 +61,7 @@ START_TEST(group_parked_and_by_name)
 	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "SPAWN STACK"));
 	ck_assert_ptr_null(strstr(out.data, "by parked-at"));
-	ck_assert_uint_eq(a.gshown.derived, 0);
+	ck_assert_uint_eq(a.grouped.derived, 0);
 
 	/* a: one row per parked-at stack, [not parked] among them */
 	ck_assert_uint_eq(app_key(&a, 'a'), APP_REDRAW);
@@ -78,13 +78,13 @@ START_TEST(group_parked_and_by_name)
 	ck_assert_ptr_nonnull(strstr(out.data, "Lock.acquire"));
 
 	/* derived once: keys, weightings and frames drawn reuse it */
-	ck_assert_uint_eq(a.gshown.derived, 1);
+	ck_assert_uint_eq(a.grouped.derived, 1);
 	app_key(&a, 'j');
 	app_key(&a, 'b');
 	app_key(&a, 'I');
 	su_screen(&a, 160, 45, &out);
 	su_screen(&a, 80, 24, &out);
-	ck_assert_uint_eq(a.gshown.derived, 1);
+	ck_assert_uint_eq(a.grouped.derived, 1);
 	ck_assert_ptr_eq(app_shown(&a), w);
 
 	/* n: split by task name, the name before each stack */
@@ -126,6 +126,7 @@ START_TEST(group_history_filter_save_views)
 	struct app a;
 	struct buf out;
 	const struct window *w;
+	uint64_t derived;
 
 	buf_init(&out);
 	su_app(&a);
@@ -177,13 +178,18 @@ START_TEST(group_history_filter_save_views)
 	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "shop:report:70"));
 	app_key(&a, 'f');
+	derived = a.grouped.derived;
 	app_key(&a, '=');
 	su_screen(&a, 160, 45, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "asyncio.tasks:sleep"));
 	ck_assert_ptr_null(strstr(out.data, "pool:worker:42"));
-	ck_assert_uint_eq(a.gbase.derived, 1);
+	/* the base was grouped so when it was shown: held, not derived
+	 * again, beside the shown window's grouping */
+	ck_assert_uint_eq(a.grouped.derived, derived);
 	su_screen(&a, 160, 45, &out);
-	ck_assert_uint_eq(a.gbase.derived, 1);
+	ck_assert_uint_eq(a.grouped.derived, derived);
+	ck_assert_ptr_nonnull(
+	    grouped_peek(&a.grouped, a.m, app_kept(&a), a.group));
 	/* split by name, compare matches rows by stack and name */
 	app_key(&a, 'n');
 	su_screen(&a, 160, 45, &out);

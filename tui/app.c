@@ -63,8 +63,7 @@ void app_fini(struct app *a)
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
 	detail_cache_fini(&a->dcache);
-	grouped_fini(&a->gshown);
-	grouped_fini(&a->gbase);
+	grouped_fini(&a->grouped);
 	warn_fini(&a->warn);
 	model_free(a->m);
 	model_free(a->pm);
@@ -91,7 +90,7 @@ const struct window *app_shown(const struct app *a)
 {
 	const struct window *k = app_kept(a);
 	const struct window *w =
-	    grouped_peek(&a->gshown, app_model(a), k, a->group);
+	    grouped_peek(&a->grouped, app_model(a), k, a->group);
 
 	return w ? w : k;
 }
@@ -100,8 +99,8 @@ void app_regroup(struct app *a)
 {
 	const struct window *w;
 
-	if (grouped_get(&a->gshown, app_model(a), app_kept(a), a->group, &w) !=
-	    STATUS_OK)
+	if (grouped_get(&a->grouped, app_model(a), app_kept(a), a->group, NULL,
+	                &w) != STATUS_OK)
 		app_set_status(
 		    a, true,
 		    "out of memory grouping the rows; shown by spawn stack");
@@ -193,9 +192,8 @@ static bool shown_kept(struct app *a)
 
 void app_evicted(struct app *a, uint64_t oldest)
 {
-	grouped_drop(&a->gbase);
-	if (a->gshown.m == a->m && a->gshown.seq < oldest)
-		grouped_drop(&a->gshown);
+	(void)oldest; /* the model tells which windows it still keeps */
+	grouped_forget(&a->grouped, a->m);
 	if (app_showing_progress(a) || a->mode == APP_LIVE || shown_kept(a))
 		return;
 	refresh_view(a);
@@ -237,11 +235,6 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 	/* the saver may be encoding from m: a commit waits for it */
 	if (a->saver && m == a->m)
 		saver_wait(a->saver);
-	/* a commit may evict the windows they were derived from */
-	if (a->gshown.m == m)
-		grouped_drop(&a->gshown);
-	if (a->gbase.m == m)
-		grouped_drop(&a->gbase);
 	st = model_begin(m);
 
 	if (st != STATUS_OK)
@@ -256,6 +249,8 @@ static enum status fold_in(struct app *a, const struct worker_msg *msg,
 		comments_add(meta, a->o.replay, a->o.adapter, a->o.endpoint,
 		             &mm, &c);
 		st = model_commit(m, &mm, NULL);
+		/* it may have evicted windows groupings were derived from */
+		grouped_forget(&a->grouped, m);
 	}
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW)
 		model_abort(m);

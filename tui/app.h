@@ -108,9 +108,10 @@ struct app {
 	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
 	struct compare cmp;
 	/* the rows: by spawn stack (zero) or parked-at, split by name or not
-	 * ('a', 'n'); the shown window and compare's base so grouped */
+	 * ('a', 'n'); the shown window and compare's base so grouped, a few
+	 * kept windows' groupings held */
 	struct grouping group;
-	struct grouped gshown, gbase;
+	struct grouped grouped;
 	struct warnings warn; /* of the shown window */
 	struct spark spark;   /* the detail's row across the kept windows */
 	struct detail_cache dcache; /* the detail's row's others and tasks */

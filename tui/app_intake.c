@@ -108,6 +108,8 @@ static unsigned fold_step(struct app *a)
 		/* a window left over by a failed intake goes first */
 		model_abort(a->m);
 		st = model_begin(a->m);
+		/* it ends a release left over: its windows' groupings go */
+		grouped_forget(&a->grouped, a->m);
 		if (st != STATUS_OK)
 			return lost(a, st);
 		if (model_reserve(a->m, a->in_msg->nsamples) != STATUS_OK) {
@@ -154,9 +156,6 @@ static unsigned build_step(struct app *a)
 
 	if (!builder_done(a->builder))
 		return 0;
-	/* the windows grouped from kept ones may be evicted now */
-	grouped_drop(&a->gshown);
-	grouped_drop(&a->gbase);
 	st = model_build_end(a->m, a->in_build, &w);
 	a->in_build = NULL;
 	if (st != STATUS_OK && st != STATUS_EMPTY_WINDOW)
@@ -218,8 +217,6 @@ void app_intake_stop(struct app *a)
 {
 	if (a->phase == APP_INTAKE_BUILD) {
 		builder_wait(a->builder);
-		grouped_drop(&a->gshown);
-		grouped_drop(&a->gbase);
 		if (model_build_end(a->m, a->in_build, NULL) != STATUS_OK)
 			model_abort(a->m);
 		a->in_build = NULL;

@@ -206,8 +206,9 @@ static const struct window *compare_base(const struct app *a,
 	return NULL;
 }
 
-/* The compare of the shown window, or why there is none. */
-static void compare_of(struct app *a, struct compare_in *c)
+/* The compare of the shown window, or why there is none; its first need
+ * rows in order. */
+static void compare_of(struct app *a, struct compare_in *c, size_t need)
 {
 	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	bool marked = false;
@@ -218,10 +219,11 @@ static void compare_of(struct app *a, struct compare_in *c)
 		c->why = "the window in progress is not compared; o goes back";
 	else if (!b)
 		c->why = "no kept window before this one to compare with";
-	else if (grouped_get(&a->gbase, a->m, b, w->group, &b) != STATUS_OK)
+	else if (grouped_get(&a->grouped, a->m, b, w->group, w, &b) !=
+	         STATUS_OK)
 		c->why = "out of memory grouping the window compared with";
-	else if (compare_build(&a->cmp, a->m, w, b, a->v.metric,
-	                       a->v.ascending) != STATUS_OK)
+	else if (compare_build_top(&a->cmp, a->m, w, b, a->v.metric,
+	                           a->v.ascending, need) != STATUS_OK)
 		c->why = "out of memory comparing the windows";
 }
 
@@ -263,7 +265,8 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 			                      .ctx = &v->detail };
 		break;
 	case APP_BODY_COMPARE:
-		compare_of(a, &v->compare);
+		/* the rows up to the page's last, not all of them */
+		compare_of(a, &v->compare, size_add_sat(a->body_top, page));
 		/* its column titles take a line of the page */
 		total = compare_count(&v->compare) + 1;
 		*body = (struct render_body){ .draw = compare_draw,

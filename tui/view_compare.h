@@ -23,14 +23,17 @@ struct cmp_row {
 	uint32_t now, then;   /* rows of cur and base, UINT32_MAX if absent */
 	uint64_t mag;         /* |change| of the weighting */
 	bool fall;            /* the change is a fall */
-	uint8_t falls;        /* a bit per metric: its change is a fall */
-	uint64_t mags[METRIC_COUNT]; /* |change| of each metric */
 };
+
+/* The fewest rows compare_build_top puts in order by selecting them (it
+ * doubles as more are wanted, up to a quarter of the rows: then all are
+ * sorted). */
+#define CMP_SELECT 64
 
 struct compare {
 	struct cmp_row *rows; /* shown window's rows, then the gone ones */
-	uint32_t *order;      /* rows in display order */
-	size_t n, cap;
+	uint32_t *order;      /* rows in display order: the first sorted */
+	size_t n, cap, sorted;
 	/* private scratch: sort keys and their copies */
 	uint64_t *keys, *tkeys;
 	uint32_t *tvals;
@@ -51,13 +54,23 @@ void compare_fini(struct compare *c);
 /* Builds the rows of cur against base (both windows of m, in one
  * grouping), sorted by the change in metric.  The rows are paired once
  * per pair of windows, by one merge in row order (texts compared only
- * where the windows differ), with the change of every metric; a weighting
- * key then only sorts (a radix sort: a few ms at 100,000 rows).  A no-op when
- * built for the same windows and order already.  STATUS_NOMEM leaves no rows.
- */
+ * where the windows differ); a weighting key then only orders them again
+ * by the change it weighs (a radix sort: a few ms at 100,000 rows).  A
+ * no-op when built for the same windows and order already.  STATUS_NOMEM
+ * leaves no rows. */
 enum status compare_build(struct compare *c, const struct model *m,
                           const struct window *cur, const struct window *base,
                           enum metric metric, bool ascending) MUST_CHECK;
+
+/* compare_build, but only the first need rows of the order are sure to be
+ * in place (c->sorted of them): up to a quarter of the rows wanted (a
+ * page shows a few dozen), they are selected by one pass over the rows
+ * rather than all rows sorted, in exactly the order the sort gives.  A
+ * no-op when built for the same windows and order with need in place. */
+enum status compare_build_top(struct compare *c, const struct model *m,
+                              const struct window *cur,
+                              const struct window *base, enum metric metric,
+                              bool ascending, size_t need) MUST_CHECK;
 
 /* What compare_draw draws (all borrowed). */
 struct compare_in {

@@ -39,7 +39,22 @@ struct flame {
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;
 	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
+	/* per row of the window laid out, the sums of the rows before it
+	 * (each metric's, then the tasks: FLAME_SUMS a row), so that a run
+	 * of rows is summed in two reads; made once per window (pre_w, its
+	 * seq and grouping), 48 bytes a row */
+	uint64_t *pre;
+	size_t pre_cap;
+	const struct window *pre_w;
+	uint64_t pre_seq;
+	struct grouping pre_group;
+	unsigned pre_wrapped;  /* a bit per metric: its sum wrapped */
+	struct tree_run *runs; /* scratch: the wide callees of a frame */
+	size_t runs_cap;
 };
+
+/* Sums a row of flame.pre holds. */
+#define FLAME_SUMS (METRIC_COUNT + 1)
 
 void flame_init(struct flame *f);
 void flame_fini(struct flame *f);
@@ -47,7 +62,13 @@ void flame_fini(struct flame *f);
 /* Lays out t (synced to its window; the callees it needs are built)
  * weighted by metric in cols x levels, from the zoomed frame (its deepest
  * frame still in the window); the selection falls back to the zoomed
- * frame.  STATUS_NOMEM leaves no boxes. */
+ * frame.  A frame's callees a column wide or more are found without
+ * reading every row under it: a callee of at least a column's value
+ * holds a multiple of that value in the running sum of the weighting
+ * over the rows, so the rows at those multiples (at most as many as
+ * columns) are found by binary searches, and each one's run of rows by
+ * galloping to where the frame at that level changes.  STATUS_NOMEM
+ * leaves no boxes. */
 enum status flame_layout(struct flame *f, struct tree *t, enum metric metric,
                          size_t cols, size_t levels) MUST_CHECK;
 

@@ -18,9 +18,6 @@
 /* From this many callees, a frame keeps them in an array in the order
  * shown (a walk of the list reads a node per callee, scattered). */
 #define RANKED_MIN 64
-/* The most frames a window's rows copy side by side (64 MiB); past it
- * the rows point into the model's stacks. */
-#define FRAMES_MAX ((size_t)1 << 24)
 
 /* Columns of the value, share and tasks cells before the tree. */
 #define TREE_VALUE_COLS 9
@@ -117,41 +114,16 @@ uint64_t tree_path(const uint32_t *frames, size_t n)
 	return h;
 }
 
-/* The root only: its sums are the window's, its callees come later; and
- * each row's frames. */
-static enum status build(struct tree *t, const struct model *m,
-                         const struct window *w)
+/* The root only: its sums are the window's, its callees and each row's
+ * frames (tree_rows_make) come later. */
+static enum status build(struct tree *t, const struct window *w)
 {
 	struct tree_node *root;
-	size_t at = 0;
 
 	t->n = 0;
 	t->nranked = 0;
 	t->fresh_ok = false;
-	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
-	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)))
-		return STATUS_NOMEM;
-	for (size_t r = 0; r < w->nrows; r++) {
-		size_t d = 0;
-		t->rowf[r] = model_stack(m, w->rows[r].stack, &d);
-		t->rowd[r] = (uint32_t)d;
-		at += d;
-	}
-	/* the frames side by side in row order: the scans of rows under a
-	 * frame read them in turn instead of chasing each row's stack */
-	if (at <= FRAMES_MAX) {
-		if (mem_grow(&t->frames, &t->frames_cap, at + 1,
-		             sizeof(*t->frames)))
-			return STATUS_NOMEM;
-		at = 0;
-		for (size_t r = 0; r < w->nrows; r++) {
-			if (t->rowd[r])
-				memcpy(t->frames + at, t->rowf[r],
-				       t->rowd[r] * sizeof(*t->frames));
-			t->rowf[r] = t->frames + at;
-			at += t->rowd[r];
-		}
-	}
+	t->rows_known = false;
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
 	root = &t->nodes[0];
@@ -182,6 +154,8 @@ enum status tree_children(struct tree *t, uint32_t node)
 
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
 	unlink_wide(&t->nodes[node]);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
@@ -253,6 +227,8 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 	if (n->built || !w ||
 	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
 		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
 	unlink_wide(&t->nodes[node]);
 	/* each callee is a run of rows with the same frame at depth; only
 	 * the weighting is summed here, the rest for the nodes made */
@@ -296,6 +272,30 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 		if (run_node(t, node, &few[k]) != STATUS_OK)
 			return STATUS_NOMEM;
 	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
+                           uint64_t min, const struct tree_run *runs, size_t n)
+{
+	unlink_wide(&t->nodes[node]);
+	/* out of memory half way, the next call unlinks what was made */
+	t->nodes[node].wide = true;
+	t->nodes[node].wide_metric = metric;
+	t->nodes[node].wide_min = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = new_node(t, node, runs[i].frame);
+
+		if (c == TREE_NONE)
+			return STATUS_NOMEM;
+		t->nodes[c].r0 = runs[i].r0;
+		t->nodes[c].r1 = runs[i].r1;
+		t->nodes[c].kids = runs[i].kids;
+		t->nodes[node].branches += runs[i].kids;
+		t->nodes[c].m = runs[i].m;
+		t->nodes[c].tasks = runs[i].tasks;
+	}
+	t->nodes[node].wide_min = min;
 	return STATUS_OK;
 }
 
@@ -546,7 +546,7 @@ enum status tree_sync(struct tree *t, const struct model *m,
 		return STATUS_OK;
 	t->w = NULL;
 	t->flat = false;
-	st = build(t, m, w);
+	st = build(t, w);
 	if (st != STATUS_OK) {
 		t->n = t->nshown = t->nview = 0;
 		t->sel_node = TREE_NONE;

@@ -89,12 +89,14 @@ struct tree {
 	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
 	uint32_t *stack, *seen;
 	size_t stack_cap, seen_cap;
-	/* each row's frames and depth, looked up once per window (a lookup
-	 * per row and level cost the flame's first draw most of its time) */
+	/* each row's frames and depth, made at a window's first scan of
+	 * rows (tree_rows_make; a lookup per row and level cost the flame's
+	 * first draw most of its time), and the copy of those frames, row
+	 * after row, that rowf points into (up to a bound) */
 	const uint32_t **rowf;
 	uint32_t *rowd;
 	size_t rowf_cap, rowd_cap;
-	uint32_t *frames; /* the frames rowf points into, row after row */
+	uint32_t *frames;
 	size_t frames_cap;
 	/* the frames each row adds to the tree after the row before it,
 	 * summed over the rows before (fresh[r] for rows [0, r)): made once
@@ -102,6 +104,7 @@ struct tree {
 	uint32_t *fresh;
 	size_t fresh_cap;
 	bool fresh_ok;
+	bool rows_known; /* rowf, rowd and frames are made (tree_rows_make) */
 };
 
 void tree_init(struct tree *t);
@@ -120,6 +123,17 @@ enum status tree_update(struct tree *t, const struct model *m,
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
+/* Looks every row's frames up into rowf and rowd and copies them side by
+ * side into frames, once per window: every reader of rowf, rowd, frames
+ * or fresh calls it first (the scans of rows want them all; the flame's
+ * binary searches look the few rows they read up with tree_rows_frames).
+ * STATUS_NOMEM.  tree_rows.c. */
+enum status tree_rows_make(struct tree *t) MUST_CHECK;
+/* Row r's frames, root first, and *depth: from rowf and rowd when made,
+ * else looked up. */
+const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
+                                 uint32_t *depth);
+
 /* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
 enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
 
@@ -128,6 +142,22 @@ enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
  * min; a later tree_children makes them all.  STATUS_NOMEM. */
 enum status tree_wide_children(struct tree *t, uint32_t node,
                                enum metric metric, uint64_t min) MUST_CHECK;
+
+/* A callee found by a layout that finds them itself (the flame): its
+ * frame, the rows under it [r0, r1), whether it has callees, its sums. */
+struct tree_run {
+	uint32_t frame, r0, r1;
+	bool kids;
+	struct metrics m;
+	uint64_t tasks;
+};
+
+/* What tree_wide_children makes, from runs[0 .. n) (in row order, at
+ * least those of metric min or more) found by the caller: they replace
+ * the callees an earlier wide call made.  STATUS_NOMEM. */
+enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
+                           uint64_t min, const struct tree_run *runs,
+                           size_t n) MUST_CHECK;
 
 /* The path of frames[0 .. n) from the root, as nodes' path. */
 uint64_t tree_path(const uint32_t *frames, size_t n);

@@ -14,7 +14,8 @@ static enum status fresh(struct tree *t)
 
 	if (t->fresh_ok)
 		return STATUS_OK;
-	if (mem_grow(&t->fresh, &t->fresh_cap, n + 1, sizeof(*t->fresh)))
+	if (tree_rows_make(t) != STATUS_OK ||
+	    mem_grow(&t->fresh, &t->fresh_cap, n + 1, sizeof(*t->fresh)))
 		return STATUS_NOMEM;
 	t->fresh[0] = 0;
 	for (size_t r = 0; r < n; r++) {
