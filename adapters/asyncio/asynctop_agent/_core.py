@@ -74,8 +74,6 @@ class _Spawn:
     __slots__ = ("loop", "coro", "parent", "stack", "flags", "rec", "t0", "caller")
 
 
-
-
 def _is_skipped(code):
     k = id(code)
     v = S.skip.get(k)
