@@ -454,43 +454,28 @@ class Server:
 
     # -- READ --------------------------------------------------------------------------------
 
-    @staticmethod
-    def _drain_batch(n):
-        """Move the journal's first n records (at most) to every tracking connection's pending
-        set (1 024 take about 0.1 ms); returns how many were moved."""
-        j = S.journal
-        batch = j[:n]
-        del j[:n]
-        targets = [c.pending for c in S.clients if c.pending is not None]
-        for r in batch:
-            r.dirty = False
-            if not r.evicted:
-                for p in targets:
-                    p[r] = None
-        return len(batch)
-
     def _drain(self, deadline):
-        """Move the whole journal as _drain_batch does; False when the deadline passed first."""
-        while S.journal:
-            self._drain_batch(1024)
+        """Move journaled records into every tracking connection's pending set."""
+        j = S.journal
+        while j:
+            n = min(len(j), 1024)  # a batch takes about 0.1 ms: deadlines are kept
+            batch = j[:n]
+            del j[:n]
+            targets = [c.pending for c in S.clients if c.pending is not None]
+            for r in batch:
+                r.dirty = False
+                if not r.evicted:
+                    for p in targets:
+                        p[r] = None
             if deadline is not None and time.monotonic_ns() > deadline:
                 return False
         return True
 
     def _drain_paced(self):
-        """_drain in paced chunks (100 000 tasks journal 35 000 records in 0.25 s), of the journal
-        as it was on entry: a busy loop may journal faster than a paced drain empties it, and
-        a drain that waited for an empty journal then never ended (tasks churning, loaded CPU)."""
-        left = len(S.journal)
-        while left > 0:
-            deadline = time.monotonic_ns() + CHUNK_NS
-            while left > 0 and time.monotonic_ns() <= deadline:
-                moved = self._drain_batch(min(left, 1024))
-                if not moved:
-                    return  # the journal was shorter than on entry: nothing is left to drain
-                left -= moved
-            if left > 0:
-                self.pacer.pause(0)
+        """_drain in chunks, paced like a read's: 100 000 tasks change 35 000 records in the
+        0.25 s between two drains, several ms in one go."""
+        while not self._drain(time.monotonic_ns() + CHUNK_NS):
+            self.pacer.pause(0)
 
     def _serve_read(self, c, seq, final):
         """Answer one READ (or push the final snapshot) on connection c.

@@ -14,7 +14,7 @@ from agentcase import client, Child, AgentCase
 from client import DONE, Reader
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from asynctop_agent import _pace, _server  # noqa: E402  (importing installs nothing; only start() does)
+from asynctop_agent import _pace  # noqa: E402  (importing installs nothing; only start() does)
 
 
 class Slices(AgentCase):
@@ -159,36 +159,6 @@ class Pace(unittest.TestCase):
             _thread_id = -1
 
         self.assertFalse(self.pacer_for(Uv()).busy(), "no ready queue")
-
-
-class Drain(unittest.TestCase):
-    def test_a_paced_drain_leaves_what_is_journaled_meanwhile(self):
-        # A loop that journals faster than a paced drain empties the journal (tasks churning on a
-        # loaded machine) must not hold a read: the drain takes the journal as it was on entry.
-        class Rec:
-            dirty, evicted = True, False
-
-        class Busy:  # each pause, the loop journals more than a chunk drains
-            pauses = 0
-
-            def pause(self, sent):
-                self.pauses += 1
-                if self.pauses > 1000:
-                    raise AssertionError("the drain chases what the loop journals")
-                _server.S.journal.extend(Rec() for _ in range(3000))
-                return _pace.CHUNK_NS
-
-        saved = _server.S.journal, _server.S.clients
-        self.addCleanup(lambda: (setattr(_server.S, "journal", saved[0]),
-                                 setattr(_server.S, "clients", saved[1])))
-        _server.S.journal, _server.S.clients = [Rec() for _ in range(50_000)], []
-        srv = _server.Server()
-        srv.pacer = Busy()
-        first = list(_server.S.journal)
-        srv._drain_paced()
-        self.assertFalse(any(r.dirty for r in first), "every record journaled on entry is drained")
-        self.assertTrue(_server.S.journal and all(r.dirty for r in _server.S.journal),
-                        "what was journaled meanwhile waits for the next drain")
 
 
 class Stall(AgentCase):
