@@ -1,6 +1,6 @@
 """The endpoint: a Unix socket in a private directory, served by one daemon thread; implements
-docs/asyncio-protocol.md (version 4).  Replies are built in short chunks, paced by _pace so that
-the application's loops keep running during a read."""
+docs/asyncio-protocol.md (version 4).  Replies are built in short chunks; the socket send between
+chunks releases the interpreter so the application keeps running during a read."""
 
 import os
 import selectors
@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from . import _core, _pace, _parked
+from . import _core, _parked
 from ._endpoint import log, endpoint_path, prepare_dir, remove_stale, proc_start_ticks, _test_mode
 from ._core import S, DONE, RUNNING
 
@@ -38,8 +38,8 @@ def _give_way_s():
 IDLE_GIVE_WAY_S = _give_way_s()  # a full house: a connection silent this long gives way
 IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
-CHUNK_NS = _pace.CHUNK_NS  # time budget for copying one chunk while holding the interpreter
-FINAL_MAX = 64  # records left for the last, boundary-taking pass (with their walks, under a chunk)
+CHUNK_NS = 1_000_000  # time budget for copying one chunk while holding the interpreter
+FINAL_MAX = 200  # records left for the last, boundary-taking pass (with their walks, under 1 ms)
 CATCH_UP = 4  # rounds copying what changed during the previous one, before the last pass
 CATCH_UP_NS = 50_000_000  # no catch-up round starts later than this after the read began
 
@@ -53,6 +53,8 @@ def _slice_ns():
 
 SLICE_NS = _slice_ns()  # a reply past this cuts its backlog short: END MORE, the reader reads again
 F_MORE = 16  # END flag: a slice, the backlog goes on in the next reply (protocol §4.5)
+SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
+YIELD_S = 0.0001  # between chunks
 TASK = struct.Struct("<QQIIIIBBHIQQQQQQQQQQQ")
 AGG = struct.Struct("<IIQQQQQQQ")
 END = struct.Struct("<QQQQQIIQQ")
@@ -153,7 +155,6 @@ class Server:
         self.hello_flags = 0
         self.sel = None
         self.timers = {}
-        self.pacer = _pace.Pacer()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -279,7 +280,7 @@ class Server:
         _core.reap_dead()
         self._sweep_names()
         if S.tracking:
-            self._drain_paced()
+            self._drain(None)
             live_bound = 2 * (len(S.live) + S.ring_cap) + 1024
             for c in S.clients:
                 if c.pending is not None and len(c.pending) > live_bound:
@@ -458,7 +459,7 @@ class Server:
         """Move journaled records into every tracking connection's pending set."""
         j = S.journal
         while j:
-            n = min(len(j), 1024)  # a batch takes about 0.1 ms: deadlines are kept
+            n = min(len(j), 4096)
             batch = j[:n]
             del j[:n]
             targets = [c.pending for c in S.clients if c.pending is not None]
@@ -471,17 +472,11 @@ class Server:
                 return False
         return True
 
-    def _drain_paced(self):
-        """_drain in chunks, paced like a read's: 100 000 tasks change 35 000 records in the
-        0.25 s between two drains, several ms in one go."""
-        while not self._drain(time.monotonic_ns() + CHUNK_NS):
-            self.pacer.pause(0)
-
     def _serve_read(self, c, seq, final):
         """Answer one READ (or push the final snapshot) on connection c.
 
-        Changed records are copied and sent in short chunks paced by _pace, which lets the loop
-        threads run first between two chunks.  First the backlog (what
+        Changed records are copied and sent in chunks of at most CHUNK_NS each; the socket send
+        and a short sleep between chunks let the loop threads run.  First the backlog (what
         changed before the read began) is swept; then at most CATCH_UP rounds copy what changed
         during the previous round; then the last pass (drain the journal, copy what is left,
         take the boundary) runs right after re-acquiring the interpreter, so in practice no loop
@@ -500,9 +495,16 @@ class Server:
                 S.clients.append(c)
                 S.tracking = True
             c.pending.update(dict.fromkeys(list(S.live.values())))
-        self._drain_paced()
+        self._drain(None)
         last = len(c.pending) + len(c.pinned)  # the backlog; each catch-up round must shrink it
-        T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
+        # While this thread wants the interpreter between chunks, a loop thread hands it over
+        # after SWITCH_S instead of the default 5 ms: the read ends sooner, each pause stays short.
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(min(switch, SWITCH_S))
+        try:
+            T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
+        finally:
+            sys.setswitchinterval(switch)
         self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more)
 
     def _rounds(self, c, seq, first, last, final):
@@ -524,28 +526,27 @@ class Server:
         # reader to ask again: it sweeps everything.
         cut = None if final else time.monotonic_ns() + SLICE_NS
         cont = bool(c.owed)  # a continuation: it never makes more owed
-        sent = 0
-        drains = 0
-        finishing = False  # the last pass began: nothing more is swept into this reply
         while True:
-            # Hands the interpreter to a loop that has work first; says how long the chunk may be.
-            deadline = time.monotonic_ns() + self.pacer.pause(sent)
+            # Yield the interpreter: sleep(0) may retake it before a waiting loop thread wakes
+            # (it would then wait for the 5 ms forced switch); 0.1 ms is enough for it to take over.
+            time.sleep(YIELD_S)
+            deadline = time.monotonic_ns() + CHUNK_NS
             parts, out = [], []
             past = cut is not None and time.monotonic_ns() > cut
-            if c.owed and not more and not finishing:
+            if c.owed and not more:
                 if past:
                     more = True  # the rest is owed by the next slice
                     continue
                 with S.lock:
                     self._take(c, deadline, parts, out, pend=c.owed)
                 done = False
-            elif (c.pending or c.pinned) and not more and not finishing and past:
+            elif (c.pending or c.pinned) and not more and past:
                 if not cont:
                     with S.lock:
                         c.owed, c.pending = c.pending, {}
                 more = True  # a continuation leaves the rest for the next reply, never owed
                 continue
-            elif (c.pending or c.pinned) and not more and not finishing:
+            elif (c.pending or c.pinned) and not more:
                 # Sweeping a round's set: what changes meanwhile waits in the journal.
                 with S.lock:
                     self._take(c, deadline, parts, out)
@@ -555,22 +556,13 @@ class Server:
             else:
                 with S.lock:
                     size = len(c.pending) + len(c.pinned)
-                    if (not finishing and not more and rounds < CATCH_UP and FINAL_MAX < size < last
+                    if (not more and rounds < CATCH_UP and FINAL_MAX < size < last
                             and time.monotonic_ns() < late):
                         rounds += 1
                         last = size
                         self._take(c, deadline, parts, out)
                         done = False
-                    elif len(S.journal) > FINAL_MAX and drains < 200:
-                        # A long journal is drained in chunks of its own before the last pass,
-                        # which then drains only what changed meanwhile.
-                        finishing = True
-                        rounds = CATCH_UP
-                        drains += 1
-                        self._drain(deadline)
-                        done = False
                     else:
-                        finishing = True
                         # The last pass: at most FINAL_MAX records, so it never holds the
                         # interpreter long.  What changed beyond that (tasks churning faster
                         # than a read) goes in the next reply; the reader's rules (protocol §6)
@@ -590,7 +582,6 @@ class Server:
                         rounds = CATCH_UP
             if parts or out:
                 ntasks += len(parts)
-                sent = time.monotonic_ns()
                 self._send_tasks(c, seq, parts, out)
             if done:
                 break
@@ -634,41 +625,40 @@ class Server:
                 continue  # counted by on_evict: pinned for this connection or aggregated
             self._pack(c, r, False, parts, out)
             n += 1
-            if deadline is not None and not n & 15:
-                self.pacer.learn(r.ref())
-                if time.monotonic_ns() > deadline:
-                    break
+            if deadline is not None and not n & 63 and time.monotonic_ns() > deadline:
+                break
             if limit is not None and n >= limit:
                 break
         return n
 
-    def _pack(self, c, r, pinned, parts, out):
-        t = r.ref()
-        if t is not None and r.name_id:  # record_name's common case inline: the name is the same
-            try:
-                name_id = r.name_id if t.get_name() == r.name_raw else _parked.record_name(r)
-            except Exception:
-                name_id = r.name_id
-        else:
-            name_id = _parked.record_name(r)
-        # The parked-at stack: 0 while the task runs, before its first step and once done; walked
-        # again only when the task stepped since its last walk.
-        st = r.state
+    def _parked_of(self, r):
+        """(parked-at stack id, no waker) of a record's task: walked again only when the task
+        stepped since its last walk; 0 while it runs, before its first step and once done."""
         polls = r.polls
-        if st == RUNNING or st == DONE or not polls:
+        if r.state == RUNNING or r.state == DONE or not polls:
+            return 0, False
+        if r.walked == polls:
+            return r.parked, r.no_waker
+        t = r.ref()
+        if t is None:
+            return 0, False
+        try:
+            sid, nw = _parked.walk(t, self.timers)
+        except Exception:  # a chain torn by the loop thread mid-walk: unknown this time
+            return 0, False
+        if r.polls == polls:  # it did not step during the walk: keep it until it steps again
+            r.parked, r.walked, r.no_waker = sid, polls, nw
+        return sid, nw
+
+    def _pack(self, c, r, pinned, parts, out):
+        name_id = _parked.record_name(r)
+        st = r.state
+        if st == RUNNING or st == DONE or not r.polls:
             parked, nw = 0, False
-        elif r.walked == polls:
+        elif r.walked == r.polls:  # did not step since its last walk: _parked_of's answer, inline
             parked, nw = r.parked, r.no_waker
-        elif t is None:
-            parked, nw = 0, False
         else:
-            try:
-                parked, nw = _parked.walk(t, self.timers)
-            except Exception:  # a chain torn by the loop thread mid-walk: unknown this time
-                parked, nw = 0, False
-            else:
-                if r.polls == polls:  # it did not step during the walk: kept until it steps again
-                    r.parked, r.walked, r.no_waker = parked, polls, nw
+            parked, nw = self._parked_of(r)
         # The fields are loaded as the call's arguments with no call in between, so the loop
         # thread cannot change r half-way through them.
         parts.append(TASK.pack(r.tid, r.parent, r.stack, name_id, r.thread_name, r.loop_id, r.state, 0,

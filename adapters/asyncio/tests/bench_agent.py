@@ -12,8 +12,7 @@ Prints, each against a run without the agent in the same invocation:
     keep waking (each every 0.2-1.2 s), parked-at walks included: how late a ticker's 2 ms sleep
     wakes (median, p99, max).  One run alternates 3 s quiet phases and 3 s reading phases, and
     each tick counts for the phase it began in, so both figures see the same load and their ratio
-    holds on a loaded machine.  Beside them, the workload's CPU in each kind of phase: what the
-    reads cost in CPU, however the machine's load shows it as lateness.
+    holds on a loaded machine.
   - with --storm: a million-task storm (100 gathers of 10 000 tasks that yield once) read every
     0.5 s: the longest read must stay within the reader's 2 s reply timeout; then the first read
     of a connection to a million live tasks, answered in slices: each slice within the timeout.
@@ -96,34 +95,13 @@ def _pct(xs, q):
     return xs[min(len(xs) - 1, len(xs) * q // 100)] if xs else 0
 
 
-def _cpu_s(pid):
-    """CPU seconds the process used so far (every thread: the loop's and the agent's)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            rest = f.read().rsplit(")", 1)[1].split()
-        return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _cpu_share(cpu):
-    """{"quiet": share of a core, "reading": ...} from (reading, seconds, CPU seconds) per phase."""
-    got = {}
-    for name, rd in (("quiet", False), ("reading", True)):
-        wall = sum(w for r, w, _ in cpu if r == rd)
-        got[name] = sum(c for r, _, c in cpu if r == rd) / wall if wall > 0 else 0.0
-    return got
-
-
 def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     """One run of workload.py's stall case in which the reader alternates quiet phases and reading
     phases (a read every every_s, none in a phase's last every_s, so no read spills over): both
     figures come from the same process under the same load, tick by tick.  A reading phase's
-    first read catches up with the quiet phase's changes, several times a steady read: its time
-    is not counted, nor are the ticks of the phase's first 2 * every_s (whether or not that read
-    has ended: a read that makes way for the loop may take longer than the phase), nor those of
-    a quiet phase before the last read ended.  Returns {"quiet": lateness list, "reading":
-    lateness list, "reads": [ms...]}."""
+    first read catches up with the quiet phase's changes, several times a steady read: the ticks
+    before it ended are not counted, nor is its time.  Returns {"quiet": lateness list,
+    "reading": lateness list, "reads": [ms...]}."""
     sys.path.insert(0, HERE)
     from client import Reader
 
@@ -148,29 +126,23 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     r.read()
     phase, every = int(phase_s * 1e9), int(every_s * 1e9)
     phases = []  # (counted from, end, reading)
-    cpu = []  # (reading, seconds, CPU seconds of the workload) per phase
     start, reading = time.monotonic_ns(), False
     counted = start
-    c0 = _cpu_s(p.pid)
     reads = []
     next_read = start
-    read_end = 0
     while True:
         t = time.monotonic_ns()
         if t >= start + phase:
             phases.append((counted, start + phase, reading))
-            c1 = _cpu_s(p.pid)
-            cpu.append((reading, (t - start) / 1e9, c1 - c0))
-            c0 = c1
             start, reading = start + phase, not reading
-            next_read = start
-            counted = start + 2 * every if reading else max(start, read_end)
+            counted = next_read = start
             continue
         if reading and next_read <= t and t + every <= start + phase:
             r.read()
-            read_end = time.monotonic_ns()
-            if next_read != start:  # not the catch-up read
-                reads.append((read_end - t) / 1e6)
+            if next_read == start:
+                counted = time.monotonic_ns()  # the catch-up read
+            else:
+                reads.append((time.monotonic_ns() - t) / 1e6)
             next_read += every
             continue
         wake = start + phase if not reading or next_read + every > start + phase else next_read
@@ -186,7 +158,7 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     r.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
-    got = {"quiet": [], "reading": [], "reads": reads, "cpu": _cpu_share(cpu)}
+    got = {"quiet": [], "reading": [], "reads": reads}
     for t0, late in json.loads(rest)["samples"]:
         for a, b, rd in phases:
             if a <= t0 < b:
@@ -216,9 +188,7 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
     phase = int(phase_s * 1e9)
     n = str(max(2, int(phase_s / every_s) - 1))
     phases, reading, rec = [], False, None
-    cpu = []
     start = time.monotonic_ns()
-    c0 = _cpu_s(p.pid)
     while True:
         if reading:
             rec = subprocess.Popen([binary, "record", "-a", "asyncio", "-e", str(p.pid), "-w", str(every_s), "-n", n,
@@ -234,9 +204,6 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
             rec = None
         end = time.monotonic_ns()
         phases.append((start + (int(2 * every_s * 1e9) if reading else 0), end, reading))
-        c1 = _cpu_s(p.pid)
-        cpu.append((reading, (end - start) / 1e9, c1 - c0))
-        c0 = c1
         start, reading = end, not reading
         if ended:
             break
@@ -248,7 +215,7 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
     p.stdout.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
-    got = {"quiet": [], "reading": [], "cpu": _cpu_share(cpu)}
+    got = {"quiet": [], "reading": []}
     for t0, late in json.loads(rest)["samples"]:
         for a, b, rd in phases:
             if a <= t0 < b:
@@ -408,11 +375,6 @@ def main():
         if g["reads"]:
             print("    reads: %d, ms: median %.0f  max %.0f" % (
                 len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))
-        print("    the workload's CPU (loop and agent): quiet %.0f %% of a core, reading %.0f %%"
-              % (100 * g["cpu"]["quiet"], 100 * g["cpu"]["reading"]))
-        if q[0] > 2.0:
-            print("    (the loop fell behind even in the quiet phases: short of CPU, it shows any read's "
-                  "CPU as lateness)")
     if "--storm" in sys.argv:
         storm()
         n = 1_000_000

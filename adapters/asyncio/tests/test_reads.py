@@ -1,10 +1,8 @@
-"""Reads under load: slices of a large backlog, reads while tasks come and go, how a read makes
-way for a loop that has work, and what reads cost the event loop.
+"""Reads under load: slices of a large backlog, reads while tasks come and go, and what reads cost
+the event loop.
 
 Shared helpers: agentcase.py."""
 
-import asyncio
-import os
 import select
 import sys
 import time
@@ -12,9 +10,6 @@ import unittest
 
 from agentcase import client, Child, AgentCase
 from client import DONE, Reader
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from asynctop_agent import _pace  # noqa: E402  (importing installs nothing; only start() does)
 
 
 class Slices(AgentCase):
@@ -80,85 +75,6 @@ class Churn(AgentCase):
         self.assertGreaterEqual(truth["spawned"], 5000)
         self.assertEqual(last.end["live"], 0)
         c.finish()
-
-
-class Pace(unittest.TestCase):
-    """Between two chunks of a read, the agent holds back while a loop has work waiting.  The
-    loops here are real stdlib loops that are not run: one marked as running in another thread
-    shows exactly what the test queued on it, with no thread to race."""
-
-    def loop_elsewhere(self):
-        loop = asyncio.new_event_loop()
-        loop._thread_id = -1  # as if run_forever ran in another thread
-
-        def close():
-            loop._thread_id = None
-            loop.close()
-        self.addCleanup(close)
-        return loop
-
-    def pacer_for(self, loop):
-        class T:
-            pass
-        t = T()
-        t._loop = loop
-        p = _pace.Pacer()
-        p.learn(t)
-        return p
-
-    def test_a_loop_with_work_waiting_is_busy(self):
-        loop = self.loop_elsewhere()
-        p = self.pacer_for(loop)
-        self.assertFalse(p.busy(), "an idle loop")
-        far = loop.call_later(3600, lambda: None)
-        self.assertFalse(p.busy(), "a timer due in an hour")
-        due = loop.call_at(loop.time(), lambda: None)
-        self.assertTrue(p.busy(), "a timer due now")
-        due.cancel()
-        loop._scheduled.remove(due)
-        self.assertFalse(p.busy())
-        loop.call_soon(lambda: None)
-        self.assertTrue(p.busy(), "a callback ready")
-        far.cancel()
-
-    def test_a_held_back_chunk_still_goes(self):
-        # A loop that never goes idle lets a chunk through after HOLD_BACK_NS: a read ends,
-        # however slowly, on a saturated loop.
-        loop = self.loop_elsewhere()
-        p = self.pacer_for(loop)
-        loop.call_soon(lambda: None)
-        self.assertTrue(p.busy())
-        t0 = time.monotonic()
-        p.pause(0)
-        self.assertLess(time.monotonic() - t0, 2.0)
-
-    def test_loops_it_cannot_look_at(self):
-        # The loop of the pausing thread itself (stop() called from a coroutine) is never waited
-        # for, nor a loop that does not run, nor one without a visible ready queue (uvloop), nor
-        # one it cannot reference weakly.
-        async def inside():
-            p = self.pacer_for(asyncio.get_running_loop())
-            asyncio.get_running_loop().call_soon(lambda: None)
-            return p.busy()
-
-        self.assertFalse(asyncio.run(inside()))
-        loop = self.loop_elsewhere()
-        loop.call_soon(lambda: None)
-        loop._thread_id = None
-        self.assertFalse(self.pacer_for(loop).busy(), "not running")
-        loop._thread_id = -1
-
-        class Opaque:
-            __slots__ = ("_thread_id", "_ready")
-
-        o = Opaque()
-        o._thread_id, o._ready = -1, [1]
-        self.assertFalse(self.pacer_for(o).busy(), "not weakly referable: not watched")
-
-        class Uv:
-            _thread_id = -1
-
-        self.assertFalse(self.pacer_for(Uv()).busy(), "no ready queue")
 
 
 class Stall(AgentCase):
