@@ -6,8 +6,9 @@
 # the same churn (adapters/asyncio/tests/soak_workload.py).  Once the
 # history is full, the resident size is read from /proc every 2 s; a soak
 # fails when the last readings stand more than SOAK_SLACK_KB above the
-# first ones (the application's: SOAK_APP_SLACK_KB; docs/testing.md).  With
-# both, each soak takes half of SECONDS.
+# first ones (the application's: SOAK_APP_SLACK_KB, and its interpreter's
+# allocated blocks, which the workload prints, SOAK_APP_BLOCKS;
+# docs/testing.md).  With both, each soak takes half of SECONDS.
 # usage: tests/soak.sh ASYNCTOP TOKIO_SIM SCENARIO SECONDS [AGENT_DIR]
 bin=$1
 sim=$2
@@ -15,7 +16,8 @@ scn=$3
 secs=${4:-120}
 agent=$5
 slack=${SOAK_SLACK_KB:-512}
-app_slack=${SOAK_APP_SLACK_KB:-1024}
+app_slack=${SOAK_APP_SLACK_KB:-2048}
+app_blocks=${SOAK_APP_BLOCKS:-8192}
 [ -n "$agent" ] && [ "${SOAK_ONLY:-}" != asyncio ] && secs=$((secs / 2))
 dir=$(mktemp -d "${TMPDIR:-/tmp}/asynctop-soak.XXXXXX") || exit 2
 spid=""
@@ -38,14 +40,16 @@ rss() {
 # secs, after 10 s in which the history fills (2 s) and the allocator and
 # the tables reach their working size; fails on growth past the slack.
 # The least of the first five readings against the least of the last
-# five, so that a passing peak does not count as growth.
+# five, so that a passing peak does not count as growth.  An application
+# (any PID but the viewer's) also has its allocated blocks read, the last
+# "blocks N" line it printed, and held to app_blocks the same way.
 soak() {
 	label=$1
 	shift
 	sleep 10
 	n=$(((secs - 10) / 2))
 	[ "$n" -ge 10 ] || n=10
-	for p in "$@"; do : >"$dir/rss.$p"; done
+	for p in "$@"; do : >"$dir/rss.$p" && : >"$dir/blocks.$p"; done
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		for p in "$@"; do
@@ -60,6 +64,7 @@ soak() {
 				return 1
 			fi
 			echo "$r" >>"$dir/rss.$p"
+			[ "$p" = "$vpid" ] || sed -n 's/^blocks \([0-9]*\)$/\1/p' "$dir/app" | tail -n 1 >>"$dir/blocks.$p"
 		done
 		sleep 2
 		i=$((i + 1))
@@ -73,6 +78,18 @@ soak() {
 		echo "soak: $label: $what: RSS $first kB once the history was full, $last kB after $secs s ($((last - first)) kB; $n readings: $(tr '\n' ' ' <"$dir/rss.$p"))"
 		if [ $((last - first)) -gt "$limit" ]; then
 			echo "soak: $label: FAILED: the resident size of $what grew by $((last - first)) kB (over $limit kB) with the history full" >&2
+			return 1
+		fi
+		[ "$p" = "$vpid" ] && continue
+		first=$(head -n 5 "$dir/blocks.$p" | sort -n | head -n 1)
+		last=$(tail -n 5 "$dir/blocks.$p" | sort -n | head -n 1)
+		if [ -z "$first" ] || [ -z "$last" ]; then
+			echo "soak: $label: FAILED: $what printed no allocated blocks" >&2
+			return 1
+		fi
+		echo "soak: $label: $what: $first allocated blocks once the history was full, $last after $secs s ($((last - first)))"
+		if [ $((last - first)) -gt "$app_blocks" ]; then
+			echo "soak: $label: FAILED: the interpreter of $what grew by $((last - first)) allocated blocks (over $app_blocks) with the history full" >&2
 			return 1
 		fi
 	done

@@ -292,11 +292,12 @@ class Server:
 
     def _sweep_names(self):
         """Forget the task names no record references any more, once they outnumber the records
-        that can by max(records, 4096): each sweep, which costs about as much as the records,
-        then forgets at least that many names, and the table stays within about twice the tasks
-        it names.  Names are interned on this thread only, so nothing races with the sweep."""
+        that can by max(records / 4, 1024): each sweep, which costs about as much as the records,
+        then forgets at least a quarter as many names, and the table stays within about 1.25
+        times the tasks it names.  The margin is the application's memory: its interpreter settles
+        at the table's fullest size.  Names are interned on this thread only, so nothing races."""
         records = len(S.live) + len(S.ring) + sum(len(c.pinned) for c in S.clients)
-        if len(S.name_ids) <= records + max(records, 4096):
+        if len(S.name_ids) <= records + max(records >> 2, 1024):
             return
         used = {r.name_id for r in list(S.live.values())}
         used.update(r.name_id for r in list(S.ring))
