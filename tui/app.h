@@ -243,7 +243,8 @@ uint64_t app_next_change(const struct app *a);
 
 /* Work between keys: the filter's index of the shown window, built while
  * the filter's prompt waits for its first key, in steps of about
- * APP_IDLE_FRAMES frames read (a row is one; 1-3 ms at 100,000 stacks).
+ * APP_IDLE_FRAMES frames read (a row is one; a millisecond or two at
+ * 100,000 stacks).
  * app_idle_ready says there is some (the loop then polls without waiting
  * and, when nothing came, calls app_idle for a step); the screen does not
  * change.  Not while a window is taken in. */

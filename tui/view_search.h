@@ -81,9 +81,9 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
  * reads about budget frames of the model (a row is one, a stack met for
  * the first time one more per frame) and stops at a row, and the next
  * call for the same w and m goes on from there (another w or m starts
- * again, keeping the stacks and frames met).  *done says
- * whether ix is current now.  What view_index_build says of m, w, the
- * memory and STATUS_NOMEM holds. */
+ * again, keeping the stacks and frames met).  *done says whether ix is
+ * current now.  What view_index_build says of m, w, the memory and
+ * STATUS_NOMEM holds. */
 enum status view_index_step(struct view_index *ix, const struct model *m,
                             const struct window *w, size_t budget,
                             bool *done) MUST_CHECK;
