@@ -423,16 +423,39 @@ static void bench_opts(struct app_opts *o)
 	o->events = -1;
 }
 
+/* The viewer's work between keys, as its loop does it while no key
+ * comes: steps until none is left (at most 1000); the longest step into
+ * *step when better. */
+static int idle(struct app *a, double *step)
+{
+	double longest = 0;
+
+	for (int i = 0; app_idle_ready(a); i++) {
+		double t0 = now_ms(), t;
+
+		if (i == 1000)
+			return -1;
+		app_idle(a);
+		t = now_ms() - t0;
+		longest = t > longest ? t : longest;
+	}
+	*step = best(*step, longest);
+	return 0;
+}
+
 /* The filter's very first key, best of runs (bench times it once): each
- * run a viewer of its own shows its first window, then '/' and a letter
- * build the filter's index from nothing.  Prints
- * viewer_filter_very_first_key_best_TAG_ms. */
+ * run a viewer of its own shows its first window, then '/' opens the
+ * filter, the viewer works between keys (the filter's index, in steps),
+ * and a letter filters.  Then the same with '/' and the letter at once,
+ * nothing between them: the letter builds the index from nothing.  Prints
+ * viewer_filter_{very_first_key_best,very_first_key_no_idle_best,
+ * slash,index_idle_step}_TAG_ms. */
 static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 {
 	static const int k[2] = { '/', 'h' };
-	double ms = 1e30;
+	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30;
 
-	for (int r = 0; r < runs; r++) {
+	for (int r = 0; r < 2 * runs; r++) {
 		struct gen g = { stacks, depth, 88172645463325252u, 0 };
 		struct app a;
 		struct app_opts o;
@@ -446,14 +469,24 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 			app_fini(&a);
 			return -1;
 		}
-		rc = app_render(&a, &scr) != STATUS_OK ||
-		     timed(&a, &scr, k, 2, &ms);
+		/* runs with and without the idle steps in turn */
+		if (r % 2)
+			rc = app_render(&a, &scr) != STATUS_OK ||
+			     timed(&a, &scr, k, 2, &cold);
+		else
+			rc = app_render(&a, &scr) != STATUS_OK ||
+			     timed(&a, &scr, k, 1, &slash) || idle(&a, &step) ||
+			     timed(&a, &scr, k + 1, 1, &ms);
 		screen_fini(&scr);
 		app_fini(&a);
 		if (rc)
 			return -1;
 	}
 	printf("viewer_filter_very_first_key_best_%s_ms %.3f\n", tag, ms);
+	printf("viewer_filter_very_first_key_no_idle_best_%s_ms %.3f\n", tag,
+	       cold);
+	printf("viewer_filter_slash_%s_ms %.3f\n", tag, slash);
+	printf("viewer_filter_index_idle_step_%s_ms %.3f\n", tag, step);
 	return 0;
 }
 
@@ -469,6 +502,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	struct figures f;
 	struct gen g = { stacks, depth, 88172645463325252u, 0 };
 	size_t kept_first = 0, kept_last = 0;
+	double step = 1e30; /* the work between '/' and the very first key */
 	char tag[32];
 
 	bench_opts(&o);
@@ -502,8 +536,11 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		if (arrival(&a, &scr, &g, &f.arrive))
 			return -1;
 		/* the first key of a filter on that window: the very first
-		 * one builds the filter's index from nothing */
-		if (timed(&a, &scr, k1, 2, r ? &f.first : &f.first_ever))
+		 * one after '/' and the work between keys (the filter's
+		 * index from nothing, in steps), the others at once */
+		if (r ? timed(&a, &scr, k1, 2, &f.first)
+		      : keys(&a, &scr, k1, 1) || idle(&a, &step) ||
+		            timed(&a, &scr, k1 + 1, 1, &f.first_ever))
 			return -1;
 		kept_first = a.v.order.n;
 		for (size_t k = 1; typed[k]; k++) {

@@ -357,6 +357,15 @@ static enum status filter_torture(void *ctx)
 			model_abort(m);
 			break;
 		}
+		/* the index between keys, in steps: without memory it is
+		 * left to the keys, which find the same rows */
+		for (size_t n = 0; view_idle_wanted(&v, m, w); n++) {
+			ck_assert_uint_lt(n, 1000);
+			if (view_idle_step(&v, m, w, 7) != STATUS_OK) {
+				ck_assert(!view_idle_wanted(&v, m, w));
+				c->failed++;
+			}
+		}
 		for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
 			vu_set_filter(&v, fs[i]);
 			if (view_build(&v, m, w) != STATUS_OK) {

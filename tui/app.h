@@ -241,6 +241,17 @@ const struct model *app_model(const struct app *a);
  * each second. */
 uint64_t app_next_change(const struct app *a);
 
+/* Work between keys: the filter's index of the shown window, built while
+ * the filter's prompt waits for its first key, in steps of about
+ * APP_IDLE_FRAMES frames read (a row is one; a millisecond or two at
+ * 100,000 stacks).
+ * app_idle_ready says there is some (the loop then polls without waiting
+ * and, when nothing came, calls app_idle for a step); the screen does not
+ * change.  Not while a window is taken in. */
+#define APP_IDLE_FRAMES ((size_t)65536)
+bool app_idle_ready(const struct app *a);
+void app_idle(struct app *a);
+
 /* The shown window in the shown grouping (as app_regroup last derived
  * it), or NULL. */
 const struct window *app_shown(const struct app *a);

@@ -349,6 +349,8 @@ static void loop(struct run *r)
 			timeout = held;
 		if (app_step_ready(&r->app))
 			timeout = held = 0;
+		if (app_idle_ready(&r->app))
+			timeout = 0;
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
 		p[np].fd = r->ss.worker_done || r->ss.held || app_busy(&r->app)
@@ -384,6 +386,8 @@ static void loop(struct run *r)
 			take_input(r);
 		if (p[4].revents)
 			take_stderr(r);
+		if (!k)
+			app_idle(&r->app); /* nothing came: work between keys */
 		if (app_busy(&r->app) && !r->quit)
 			take_step(r);
 		if (!app_busy(&r->app) && !r->ss.held && !r->ss.worker_done &&

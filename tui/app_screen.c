@@ -74,6 +74,20 @@ uint64_t app_next_change(const struct app *a)
 	return secs ? u64_min(next, a->retry_at_ns - (secs - 1) * SEC) : next;
 }
 
+bool app_idle_ready(const struct app *a)
+{
+	return a->editing && !app_busy(a) && !app_showing_progress(a) &&
+	       view_idle_wanted(&a->v, a->m, app_shown(a));
+}
+
+void app_idle(struct app *a)
+{
+	/* without memory, the key builds it (and says so) */
+	if (app_idle_ready(a))
+		(void)view_idle_step(&a->v, a->m, app_shown(a),
+		                     APP_IDLE_FRAMES);
+}
+
 static void state_text(const struct app *a, char *dst, size_t size)
 {
 	const char *bad =

@@ -55,8 +55,11 @@ struct view {
 	struct view_tag match_tag;
 	char match_fold[VIEW_FILTER_MAX];
 	size_t match_len;
-	/* the search index of a window (built when a filter first needs it) */
+	/* the search index of a window (built when a filter first needs it,
+	 * or between keys); idle_failed: the window whose build between keys
+	 * ran out of memory, left to the keys */
 	struct view_index *ix;
+	struct view_tag idle_failed;
 };
 
 /* An empty view weighted by metric, no filter.  Does not allocate. */
@@ -71,12 +74,12 @@ void view_fini(struct view *v);
  * selection shows.  Does not block.  What it computes is cached per window
  * (by pointer and seq): a filter key picks the matching rows out of the
  * full order, and searches an index of the frames and stacks that the
- * first filtered build makes (one walk of m's stacks and frames) and later
- * builds bring up to date; what each stack and task name was found to
- * hold is kept across windows for the same filter.  The caches hold ids of
- * m, so a view
- * serves one model: after that model is freed, view_fini and view_init the
- * view before building with another.  STATUS_NOMEM leaves no rows. */
+ * first filtered build makes (one walk of m's stacks and frames; or what
+ * view_idle_step left of it) and later builds bring up to date; what each
+ * stack and task name was found to hold is kept across windows for the
+ * same filter.  The caches hold ids of m, so a view serves one model:
+ * after that model is freed, view_fini and view_init the view before
+ * building with another.  STATUS_NOMEM leaves no rows. */
 enum status view_build(struct view *v, const struct model *m,
                        const struct window *w) MUST_CHECK;
 
@@ -97,6 +100,18 @@ void view_scroll(struct view *v, long delta);
  * exactly.  An empty needle matches everything. */
 bool view_row_matches(const struct model *m, const struct window *w, size_t row,
                       const char *needle, size_t len);
+
+/* The filter's index between keys, so that the first filter key finds
+ * it built: view_idle_wanted is true when the index of w (m's; NULL: none)
+ * is not built and no build of it ran out of memory; view_idle_step
+ * builds a part of it, reading about budget frames of m (a row is one).
+ * m and w as for view_build; the rows shown do not change.  STATUS_NOMEM
+ * leaves v as it was but for the index, which the next key builds again
+ * (and reports), so a caller between keys may ignore it. */
+bool view_idle_wanted(const struct view *v, const struct model *m,
+                      const struct window *w);
+enum status view_idle_step(struct view *v, const struct model *m,
+                           const struct window *w, size_t budget);
 
 /* The window row index at display position pos, or SIZE_MAX. */
 size_t view_row_at(const struct view *v, size_t pos);

@@ -65,6 +65,13 @@ struct view_index {
 	 * known (sknown), and then whether one does (shit) */
 	uint64_t *sknown, *shit;
 	size_t sbits_cap;
+	/* a build in steps (view_index_step): for the window of btag, of
+	 * bm, its rows sorted into ord and est, and est[e] a stack number
+	 * for e below bpos (a stack id from there) */
+	struct view_tag btag;
+	const struct model *bm;
+	size_t bpos;
+	bool bfresh;
 };
 
 enum status view_index_new(struct view_index **out)
@@ -424,15 +431,16 @@ static enum status count_used(struct view_index *ix, size_t n)
 	return STATUS_OK;
 }
 
-/* Indexes the rows of w (m's): the model is read only for stacks and
- * strings not met before, in the order of their ids. */
-enum status view_index_build(struct view_index *ix, const struct model *m,
-                             const struct window *w)
+/* Starts a build of the rows of w (m's): sorts them by stack id, starting
+ * the index over when it holds another model's ids or mostly those of
+ * windows gone. */
+static enum status build_begin(struct view_index *ix, const struct model *m,
+                               const struct window *w)
 {
 	size_t n = w->nrows;
-
 	bool fresh = ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
 
+	ix->btag.ok = false;
 	if (fresh)
 		index_reset(ix, m);
 	/* room for a stack and a frame a row, of about 4 frames and 32
@@ -454,24 +462,79 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
 		return STATUS_NOMEM;
 	ix->soff[ix->nstr] = ix->text_len;
 	index_rows(ix, w);
-	for (size_t e = 0; e < n; e++) {
+	ix->bm = m;
+	ix->bpos = 0;
+	ix->bfresh = fresh;
+	view_tag_set(&ix->btag, w);
+	return STATUS_OK;
+}
+
+/* Maps the rows from bpos to their stack numbers, adding the stacks not
+ * met before, until about budget frames were read; then, with every row
+ * mapped, ends the build. */
+static enum status build_more(struct view_index *ix, size_t budget, bool *done)
+{
+	const struct window *w = ix->btag.w;
+	size_t n = w->nrows, e = ix->bpos, cost = 0;
+
+	for (; e < n && cost < budget; e++) {
 		uint32_t id = ix->est[e];
 		uint32_t *s = vmap_at(&ix->stacks, id);
 
-		if (!s || (!*s && add_stack(ix, s, id) != STATUS_OK))
+		if (!s)
 			return STATUS_NOMEM;
+		cost++;
+		if (!*s) {
+			if (add_stack(ix, s, id) != STATUS_OK)
+				return STATUS_NOMEM;
+			cost += ix->sref[ix->stk[*s - 1]]; /* its frames */
+		}
 		ix->est[e] = *s - 1;
 	}
+	ix->bpos = e;
+	if (e < n)
+		return STATUS_OK;
 	/* when the strings have doubled since last counted (all are used
 	 * when the index starts over) */
-	if (fresh)
+	if (ix->bfresh)
 		ix->used_n = ix->nstr;
 	else if (ix->nstr > 2 * ix->used_n + 4096 &&
 	         count_used(ix, n) != STATUS_OK)
 		return STATUS_NOMEM;
 	ix->rname_ok = false;
+	ix->btag.ok = false;
 	view_tag_set(&ix->tag, w);
+	*done = true;
 	return STATUS_OK;
+}
+
+enum status view_index_step(struct view_index *ix, const struct model *m,
+                            const struct window *w, size_t budget, bool *done)
+{
+	*done = view_index_current(ix, m, w);
+	if (*done)
+		return STATUS_OK;
+	if (!view_tag_holds(&ix->btag, w) || ix->bm != m) {
+		if (build_begin(ix, m, w) != STATUS_OK)
+			goto nomem;
+		/* the sort read every row: a step of its own */
+		if (budget != SIZE_MAX)
+			return STATUS_OK;
+	}
+	if (build_more(ix, budget, done) != STATUS_OK)
+		goto nomem;
+	return STATUS_OK;
+nomem:
+	ix->btag.ok = false;
+	return STATUS_NOMEM;
+}
+
+enum status view_index_build(struct view_index *ix, const struct model *m,
+                             const struct window *w)
+{
+	bool done;
+
+	return view_index_step(ix, m, w, SIZE_MAX, &done);
 }
 
 /* Sets the bit of each string from `from` on that holds f (folded, len
@@ -654,4 +717,25 @@ bool view_index_entry_hits(struct view_index *ix, size_t e)
 		if (name_hits(ix, w->entries[r->first + i].name))
 			return true;
 	return false;
+}
+
+bool view_idle_wanted(const struct view *v, const struct model *m,
+                      const struct window *w)
+{
+	return w && !view_tag_holds(&v->idle_failed, w) &&
+	       !(v->ix && view_index_current(v->ix, m, w));
+}
+
+enum status view_idle_step(struct view *v, const struct model *m,
+                           const struct window *w, size_t budget)
+{
+	bool done;
+
+	if ((!v->ix && view_index_new(&v->ix) != STATUS_OK) ||
+	    view_index_step(v->ix, m, w, budget, &done) != STATUS_OK) {
+		/* not again for w: the key builds it */
+		view_tag_set(&v->idle_failed, w);
+		return STATUS_NOMEM;
+	}
+	return STATUS_OK;
 }

@@ -76,6 +76,18 @@ bool view_index_current(const struct view_index *ix, const struct model *m,
 enum status view_index_build(struct view_index *ix, const struct model *m,
                              const struct window *w) MUST_CHECK;
 
+/* view_index_build in steps, between keys (budget SIZE_MAX: all at
+ * once): the first step sorts the rows of w by stack id, each next one
+ * reads about budget frames of the model (a row is one, a stack met for
+ * the first time one more per frame) and stops at a row, and the next
+ * call for the same w and m goes on from there (another w or m starts
+ * again, keeping the stacks and frames met).  *done says whether ix is
+ * current now.  What view_index_build says of m, w, the memory and
+ * STATUS_NOMEM holds. */
+enum status view_index_step(struct view_index *ix, const struct model *m,
+                            const struct window *w, size_t budget,
+                            bool *done) MUST_CHECK;
+
 /* Finds which of the indexed frames hold f (len >= 1 bytes, already
  * folded with vsearch_fold_span; borrowed, copied into ix) for
  * view_index_entry_hits; when the last search was for f, or for a part of

@@ -1,0 +1,137 @@
+/* The filter's index built between keys (app_idle): wanted only while the
+ * filter's prompt is open and the shown window's index is not whole, done
+ * in steps that end, and the keys after them show exactly the screen of a
+ * viewer that had no moment between keys, on the first window and on one
+ * that came while the prompt was open. */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/buf.h"
+#include "tests/screen_util.h"
+#include "tui/app.h"
+
+#define NROWS 60
+
+static char leaf[2][NROWS][32];
+static struct su_row rows[2][NROWS];
+
+/* Window k's rows: "main", "leaf_<k>_<i>", task "t<i % 7>". */
+static void make_rows(void)
+{
+	static const char *const task[] = { "t0", "t1", "t2", "t3",
+		                            "t4", "t5", "t6" };
+
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t i = 0; i < NROWS; i++) {
+			struct su_row *r = &rows[k][i];
+
+			snprintf(leaf[k][i], sizeof(leaf[k][i]), "leaf_%zu_%zu",
+			         k, i);
+			memset(r, 0, sizeof(*r));
+			r->frames[0] = "main";
+			r->frames[1] = leaf[k][i];
+			r->task = task[i % 7];
+			r->v[METRIC_IDLE] = 1000 + 37 * i % 101;
+			r->v[METRIC_BUSY] = 10 + i;
+			r->tasks = 1;
+		}
+	}
+}
+
+/* Steps between keys until none is wanted; how many it took. */
+static size_t idle_all(struct app *a)
+{
+	size_t n = 0;
+
+	while (app_idle_ready(a)) {
+		app_idle(a);
+		ck_assert_uint_lt(++n, 100);
+	}
+	return n;
+}
+
+/* a and b show the same screen and rows. */
+static void same_screens(struct app *a, struct app *b)
+{
+	struct buf sa, sb;
+
+	buf_init(&sa);
+	buf_init(&sb);
+	su_screen(a, 80, 24, &sa);
+	su_screen(b, 80, 24, &sb);
+	ck_assert_str_eq(buf_cstr(&sa), buf_cstr(&sb));
+	ck_assert_uint_eq(a->v.order.n, b->v.order.n);
+	buf_fini(&sa);
+	buf_fini(&sb);
+}
+
+/* The key k to a and b, then their screens compared. */
+static void key_both(struct app *a, struct app *b, int k)
+{
+	app_key(a, k);
+	app_key(b, k);
+	same_screens(a, b);
+}
+
+/* Types s into a and b, their screens compared after each key. */
+static void type_both(struct app *a, struct app *b, const char *s)
+{
+	for (; *s; s++)
+		key_both(a, b, (unsigned char)*s);
+}
+
+START_TEST(filter_idle_between_slash_and_key)
+{
+	struct app a, b; /* a works between keys, b never does */
+
+	make_rows();
+	su_app(&a);
+	su_app(&b);
+	su_commit(&a, rows[0], NROWS, T0);
+	su_commit(&b, rows[0], NROWS, T0);
+	/* nothing to do before the prompt opens */
+	ck_assert(!app_idle_ready(&a));
+	key_both(&a, &b, '/');
+	ck_assert(app_idle_ready(&a));
+	/* the sort, then the rows */
+	ck_assert_uint_ge(idle_all(&a), 2);
+	type_both(&a, &b, "LEAF_0_1");
+	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
+	ck_assert(!app_idle_ready(&a));
+	for (int i = 0; i < 3; i++)
+		key_both(&a, &b, KC_BACKSPACE);
+	ck_assert_uint_eq(a.v.order.n, NROWS);
+	/* Esc closes the prompt: nothing wanted, even on a new window */
+	key_both(&a, &b, KC_ESC);
+	su_commit(&a, rows[1], NROWS, T0 + 5 * SEC);
+	su_commit(&b, rows[1], NROWS, T0 + 5 * SEC);
+	ck_assert(!app_idle_ready(&a));
+	/* a window comes while the prompt is open, its index in part */
+	key_both(&a, &b, '/');
+	ck_assert(app_idle_ready(&a));
+	app_idle(&a);
+	su_commit(&a, rows[0], NROWS, T0 + 10 * SEC);
+	su_commit(&b, rows[0], NROWS, T0 + 10 * SEC);
+	ck_assert(app_idle_ready(&a));
+	ck_assert_uint_ge(idle_all(&a), 1);
+	type_both(&a, &b, "t3");
+	ck_assert_uint_eq(a.v.order.n, 9); /* i % 7 == 3 below 60 */
+	key_both(&a, &b, KC_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(!app_idle_ready(&a));
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
+Suite *suite_view_filter_idle(void);
+Suite *suite_view_filter_idle(void)
+{
+	Suite *s = suite_create("view_filter_idle");
+	TCase *tc = tcase_create("idle");
+
+	tcase_add_test(tc, filter_idle_between_slash_and_key);
+	suite_add_tcase(s, tc);
+	return s;
+}
