@@ -24,6 +24,7 @@
 #include "tui/grouped.h"
 #include "tui/keymap.h"
 #include "tui/render.h"
+#include "tui/table_sort.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
 #include "tui/view_detail.h"
@@ -115,7 +116,12 @@ struct app {
 	struct warnings warn; /* of the shown window */
 	struct spark spark;   /* the detail's row across the kept windows */
 	struct detail_cache dcache; /* the detail's row's others and tasks */
-	struct tree tree;           /* also what flame lays out */
+	/* the table's order the next key most likely shows, made between
+	 * keys (app_idle); idle_nomem: the window it found no memory for */
+	struct table_sort tsort;
+	struct view_tag idle_nomem;
+	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
+	struct tree tree; /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;
@@ -250,6 +256,16 @@ const struct window *app_kept(const struct app *a);
  * window and grouping).  On failure the status line says so and the
  * window shows ungrouped. */
 void app_regroup(struct app *a);
+
+/* Work done between keys (app_idle.c, docs/design.md §14): what the
+ * next key most likely needs, made a step at a time so that a key never
+ * waits long for it, and exact whether it finished or not.
+ * app_idle_pending: there is some now (the loop then polls without
+ * waiting, and steps while no input comes).  app_idle: one step, reading
+ * or moving at most about TABLE_SORT_STEP rows (idle_rows when set).
+ * Neither changes what shows. */
+bool app_idle_pending(const struct app *a);
+void app_idle(struct app *a);
 
 /* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
 enum status app_render(struct app *a, struct screen *s) MUST_CHECK;

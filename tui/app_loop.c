@@ -349,6 +349,9 @@ static void loop(struct run *r)
 			timeout = held;
 		if (app_step_ready(&r->app))
 			timeout = held = 0;
+		/* work between keys: polled for input before each step */
+		if (!r->dump && app_idle_pending(&r->app))
+			timeout = 0;
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
 		p[np].fd = r->ss.worker_done || r->ss.held || app_busy(&r->app)
@@ -386,6 +389,8 @@ static void loop(struct run *r)
 			take_stderr(r);
 		if (app_busy(&r->app) && !r->quit)
 			take_step(r);
+		if (k == 0 && !r->dump && !r->quit)
+			app_idle(&r->app);
 		if (!app_busy(&r->app) && !r->ss.held && !r->ss.worker_done &&
 		    !r->quit)
 			take_worker(
