@@ -120,6 +120,7 @@ struct app {
 	 * keys (app_idle); idle_nomem: the window it found no memory for */
 	struct table_sort tsort;
 	struct view_tag idle_nomem;
+	struct view_tag idle_cmp_nomem; /* the base it could not pair */
 	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
 	struct tree tree; /* also what flame lays out */
 	struct flame flame;
@@ -256,6 +257,12 @@ const struct window *app_kept(const struct app *a);
  * window and grouping).  On failure the status line says so and the
  * window shows ungrouped. */
 void app_regroup(struct app *a);
+
+/* The kept window compare measures w (a window of a's model, borrowed)
+ * against: the marked one (*marked), or the kept window before w; NULL
+ * for none.  Cannot fail. */
+const struct window *app_compare_base(const struct app *a,
+                                      const struct window *w, bool *marked);
 
 /* Work done between keys (app_idle.c, docs/design.md §14): what the
  * next key most likely needs, made a step at a time so that a key never

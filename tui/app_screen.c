@@ -186,10 +186,8 @@ static void progress(const struct app *a, struct render_in *in, char *line2,
 	}
 }
 
-/* The window compare measures the shown one against: the marked one
- * (*marked), or the kept window before the shown one; NULL for none. */
-static const struct window *compare_base(const struct app *a,
-                                         const struct window *w, bool *marked)
+const struct window *app_compare_base(const struct app *a,
+                                      const struct window *w, bool *marked)
 {
 	const struct window *b = NULL;
 	size_t n = model_window_count(a->m);
@@ -212,7 +210,7 @@ static void compare_of(struct app *a, struct compare_in *c, size_t need)
 {
 	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	bool marked = false;
-	const struct window *b = w ? compare_base(a, w, &marked) : NULL;
+	const struct window *b = w ? app_compare_base(a, w, &marked) : NULL;
 
 	*c = (struct compare_in){ .m = a->m, .c = &a->cmp, .marked = marked };
 	if (app_showing_progress(a))

@@ -17,7 +17,7 @@
 #include "tui/view.h"
 
 /* Rows a step of the viewer's idle work reads or moves at most. */
-#define TABLE_SORT_STEP 16384
+#define TABLE_SORT_STEP 8192
 
 enum table_sort_phase {
 	TABLE_SORT_NONE,  /* nothing begun */
