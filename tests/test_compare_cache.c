@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/alloc.h"
 #include "model/model.h"
 #include "tests/model_util.h"
 #include "tests/screen_util.h"
@@ -328,6 +329,81 @@ START_TEST(selected_rows_are_the_first_of_the_sort)
 }
 END_TEST
 
+/* Split by name a step at a time (steps of 1 entry up, another window's
+ * split begun first, or no memory mid-way): the window model_group
+ * derives at once. */
+START_TEST(split_by_steps_is_the_derivation_at_once)
+{
+	static const size_t budgets[] = { 1, 3, 50, 1000, SIZE_MAX };
+	static const struct grouping byname = { .key = GROUP_SPAWN,
+		                                .by_name = true };
+	struct model *m = tm_mk(4, 0, 0, 0, 0);
+	uint64_t x = 4242;
+	const struct window *w0 = commit_many(m, &x, 2000);
+	const struct window *w1 = commit_many(m, &x, 3000);
+	struct group_step st = { .src = NULL };
+	size_t stepped = 0, failed = 0;
+
+	for (size_t b = 0; b < ARRAY_SIZE(budgets); b++)
+		for (int round = 0; round < 4; round++) {
+			const struct window *w = round % 2 ? w0 : w1, *fresh,
+			                    *got = NULL, *o;
+			size_t steps = 0;
+
+			/* part of another window's split first (counted,
+			 * and some of its rows made) */
+			o = w == w0 ? w1 : w0;
+			ck_assert_int_eq(model_split_step(m, o, &st,
+			                                  o->nentries + 300,
+			                                  &got),
+			                 STATUS_OK);
+			ck_assert_ptr_null(got);
+			ck_assert_ptr_nonnull(st.wp);
+			if (round == 3) {
+				/* no memory on the way: nothing held, and it
+				 * begins again */
+				mem_fail_at(1);
+				while (model_split_step(m, w, &st, budgets[b],
+				                        &got) == STATUS_OK)
+					ck_assert_ptr_null(got);
+				mem_fail_at(0);
+				ck_assert_ptr_null(st.wp);
+				failed++;
+			}
+			while (!got) {
+				ck_assert_int_eq(model_split_step(m, w, &st,
+				                                  budgets[b],
+				                                  &got),
+				                 STATUS_OK);
+				ck_assert_uint_lt(++steps, 100000);
+			}
+			stepped += steps > 10;
+			ck_assert_int_eq(model_group(m, w, byname, &fresh),
+			                 STATUS_OK);
+			same_window(got, fresh);
+			ck_assert_uint_eq(got->seq, w->seq);
+			ck_assert_uint_eq(got->bytes, fresh->bytes);
+			for (size_t r = 0; r < w->nrows * 2; r += 7)
+				ck_assert_uint_eq(
+				    window_find_row(got, (uint32_t)r % 4096),
+				    window_find_row(fresh, (uint32_t)r % 4096));
+			model_group_free(fresh);
+			model_group_free(got);
+		}
+	/* a grouping not made by steps, and a window not kept */
+	{
+		const struct window *got;
+
+		ck_assert_int_eq(model_split_step(m, NULL, &st, 1, &got),
+		                 STATUS_INVAL);
+	}
+	group_step_fini(&st);
+	ck_assert_uint_gt(stepped, 4);
+	ck_assert_uint_eq(failed, ARRAY_SIZE(budgets));
+	model_free(m);
+}
+END_TEST
+
 /* Paired a step at a time (steps of 1 row up), begun in one weighting
  * and built in another, or begun on other windows: the rows and order of
  * the build at once. */
@@ -396,6 +472,7 @@ Suite *suite_compare_cache(void)
 	tcase_add_test(tc, selected_rows_are_the_first_of_the_sort);
 	tcase_add_test(tc, rows_paired_between_keys_are_the_full_derivation);
 	tcase_add_test(tc, rows_paired_by_steps_are_the_build_at_once);
+	tcase_add_test(tc, split_by_steps_is_the_derivation_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

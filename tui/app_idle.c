@@ -2,7 +2,8 @@
  * time.  The table's order that going back to it needs, sorted
  * (tui/table_sort.c) and handed to the view when whole, so that the key
  * that shows the table again sorts nothing; and under a grouping of its
- * own, compare's rows paired with its base, so that = only orders them.
+ * own, compare's base derived (split by name) and its rows paired with
+ * the shown window's, so that = only orders them.
  * Nothing here changes what shows, so it is the same whether it finished
  * or not. */
 #include "tui/app.h"
@@ -37,22 +38,29 @@ static const struct window *table_wanted(const struct app *a)
 }
 
 /* Under a grouping of its own: the shown window into *cur and compare's
- * base as held in that grouping into *base, when they are not paired yet
- * (a new window, or the grouping just shown).  A base not held (never
- * shown so) is left to = to derive. */
+ * base into *base, when = would find them not yet paired (a new window,
+ * or the grouping just shown): as held in that grouping (*derive false),
+ * or, split by name under the spawn stack and never shown so, as kept,
+ * to be derived first (*derive true).  A base by parked-at stack not
+ * held is left to = to derive (that derivation is not made by steps). */
 static bool compare_wanted(const struct app *a, const struct window **cur,
-                           const struct window **base)
+                           const struct window **base, bool *derive)
 {
-	const struct window *w = app_shown(a), *b;
+	const struct window *w = app_shown(a), *kb, *b;
 	bool marked;
 
 	if (app_showing_progress(a) || !grouped_rows(a) || !w || w->empty ||
 	    !grouping_eq(w->group, a->group))
 		return false;
-	b = app_compare_base(a, w, &marked);
-	b = b ? grouped_peek(&a->grouped, a->m, b, a->group) : NULL;
-	if (!b || compare_paired(&a->cmp, w, b) ||
-	    view_tag_holds(&a->idle_cmp_nomem, b))
+	kb = app_compare_base(a, w, &marked);
+	b = kb ? grouped_peek(&a->grouped, a->m, kb, a->group) : NULL;
+	*derive = kb && !b && a->group.key == GROUP_SPAWN;
+	if (*derive) {
+		b = kb;
+	} else if (!b || compare_paired(&a->cmp, w, b)) {
+		return false;
+	}
+	if (view_tag_holds(&a->idle_cmp_nomem, b))
 		return false;
 	*cur = w;
 	*base = b;
@@ -62,8 +70,9 @@ static bool compare_wanted(const struct app *a, const struct window **cur,
 bool app_idle_pending(const struct app *a)
 {
 	const struct window *cur, *base;
+	bool derive;
 
-	return table_wanted(a) || compare_wanted(a, &cur, &base);
+	return table_wanted(a) || compare_wanted(a, &cur, &base, &derive);
 }
 
 static size_t step_rows(const struct app *a)
@@ -71,17 +80,31 @@ static size_t step_rows(const struct app *a)
 	return a->idle_rows ? a->idle_rows : TABLE_SORT_STEP;
 }
 
+/* A step of compare's base derived, or of its rows paired. */
+static void compare_step(struct app *a)
+{
+	const struct window *w, *base;
+	bool derive, done;
+	enum status st;
+
+	if (!compare_wanted(a, &w, &base, &derive))
+		return;
+	st = derive ? grouped_step(&a->grouped, a->m, base, a->group, w,
+	                           step_rows(a), &done)
+	            : compare_pair_step(&a->cmp, a->m, w, base, a->v.metric,
+	                                a->v.ascending, step_rows(a), &done);
+	/* tried again only for another base: = does it */
+	if (st != STATUS_OK)
+		view_tag_set(&a->idle_cmp_nomem, base);
+}
+
 void app_idle(struct app *a)
 {
-	const struct window *w = table_wanted(a), *base;
+	const struct window *w = table_wanted(a);
 	bool done = false;
 
 	if (!w) {
-		if (compare_wanted(a, &w, &base) &&
-		    compare_pair_step(&a->cmp, a->m, w, base, a->v.metric,
-		                      a->v.ascending, step_rows(a),
-		                      &done) != STATUS_OK)
-			view_tag_set(&a->idle_cmp_nomem, base);
+		compare_step(a);
 		return;
 	}
 	if (table_sort_step(&a->tsort, w, a->v.metric, !a->v.ascending,
