@@ -327,7 +327,8 @@ static enum status split_alloc(const struct window *w, struct group_step *s)
 static void split_rows(const struct window *w, struct group_step *s, bool make,
                        size_t *left)
 {
-	struct fold_row *rows = (struct fold_row *)(void *)(s->wp + 1);
+	struct fold_row *rows =
+	    make ? (struct fold_row *)(void *)(s->wp + 1) : NULL;
 
 	for (; s->at < w->nrows && *left; s->at++) {
 		uint32_t first = w->rows[s->at].first, n = w->rows[s->at].count;
