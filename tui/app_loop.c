@@ -389,8 +389,12 @@ static void loop(struct run *r)
 			take_stderr(r);
 		if (app_busy(&r->app) && !r->quit)
 			take_step(r);
-		if (k == 0 && !r->dump && !r->quit)
+		if (k == 0 && !r->dump && !r->quit &&
+		    app_idle_pending(&r->app)) {
 			app_idle(&r->app);
+			if (!app_idle_pending(&r->app))
+				events_emit(r->app.o.events, "idle done");
+		}
 		if (!app_busy(&r->app) && !r->ss.held && !r->ss.worker_done &&
 		    !r->quit)
 			take_worker(
