@@ -264,6 +264,41 @@ enum status model_group_memo(const struct model *m, const struct window *w,
                              const struct window **out) MUST_CHECK;
 void group_memo_fini(struct group_memo *memo);
 
+/* What model_split_step keeps between steps: private, zero-initialised
+ * (or as group_step_fini leaves it); owned by the caller. */
+enum split_phase {
+	SPLIT_NONE,
+	SPLIT_COUNT,
+	SPLIT_MAKE,
+	SPLIT_BYID,
+	SPLIT_DONE
+};
+struct window_priv;
+struct group_step {
+	const struct window *src; /* compared only */
+	uint64_t seq;
+	enum split_phase phase;
+	size_t at, out, nrows, sz;
+	struct window_priv *wp; /* the window being made */
+	uint32_t *start, *vals;
+	uint64_t *keys;
+};
+
+/* model_group of the kept window w split by name under the spawn stack,
+ * made a step at a time (the viewer makes it between keys): goes on from
+ * where the last step on w stopped (else begins, dropping what s held),
+ * reading or making about budget entries or rows (a kept row's all at
+ * once); *out stays NULL until the last step, which gives the window
+ * model_group gives, the caller's (model_group_free), s then holding
+ * nothing.  w must stay kept between steps, or be given no more.
+ * STATUS_INVAL (w not a kept window of m), STATUS_NOMEM: s holds
+ * nothing. */
+enum status model_split_step(const struct model *m, const struct window *w,
+                             struct group_step *s, size_t budget,
+                             const struct window **out) MUST_CHECK;
+/* Frees what s holds; s is then as zero-initialised. */
+void group_step_fini(struct group_step *s);
+
 /* Frees what model_group made; w itself, or NULL, is left alone. */
 void model_group_free(const struct window *w);
 

@@ -161,14 +161,40 @@ static int arrival(struct app *a, struct screen *scr, struct gen *g,
 	return timed(a, scr, &live, 1, fig);
 }
 
+/* The thread's CPU time in ms: a step's own cost, whatever the load
+ * takes from it (a key waits for a step only as long as it runs). */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The operator's pause between two keys: the viewer's idle steps, run
+ * as the loop runs them while no key comes, until it has nothing left to
+ * do; the longest step's CPU time into *step when longer. */
+static void pause_idle(struct app *a, double *step)
+{
+	while (app_idle_pending(a)) {
+		double t0 = cpu_ms(), t;
+
+		app_idle(a);
+		t = cpu_ms() - t0;
+		*step = t > *step ? t : *step;
+	}
+}
+
 /* A view's keys at this size (issue 13 aims at 10 ms): open it from the
  * table, a weighting key inside it, Esc back; each with its render, best
- * of runs.  Prints viewer_view_NAME_{open,weight,back}_TAG_ms. */
+ * of runs; and Esc back after the operator's pause (the idle steps run,
+ * the longest into *step).  Prints
+ * viewer_view_NAME_{open,weight,back,back_after_pause}_TAG_ms. */
 static int view_keys(struct app *a, struct screen *scr, int runs, int open,
-                     const char *name, const char *tag)
+                     const char *name, const char *tag, double *step)
 {
 	static const int esc = KC_ESC;
-	double o = 1e30, w = 1e30, b = 1e30;
+	double o = 1e30, w = 1e30, b = 1e30, bp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		/* always a change of weighting: the view is built again */
@@ -177,23 +203,32 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 		if (timed(a, scr, &open, 1, &o) ||
 		    timed(a, scr, &weigh, 1, &w) || timed(a, scr, &esc, 1, &b))
 			return -1;
+		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		if (keys(a, scr, &open, 1) || keys(a, scr, &weigh, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, scr, &esc, 1, &bp))
+			return -1;
 	}
 	printf("viewer_view_%s_open_%s_ms %.3f\n", name, tag, o);
 	printf("viewer_view_%s_weight_%s_ms %.3f\n", name, tag, w);
 	printf("viewer_view_%s_back_%s_ms %.3f\n", name, tag, b);
+	printf("viewer_view_%s_back_after_pause_%s_ms %.3f\n", name, tag, bp);
 	return 0;
 }
 
 /* a and n: the grouping derived (model_group) and the rows sorted and
  * drawn; a weighting key under it (nothing derived again); back to the
- * default.  The groupings the viewer holds are dropped before each run,
- * so that a and n derive as on a window not grouped before.  Prints
- * viewer_group_{parked,name,weight,back,parked_detail}_TAG_ms. */
+ * default, at once and after the operator's pause (the idle steps run,
+ * the longest into *step).  The groupings the viewer holds are dropped
+ * before each run, so that a and n derive as on a window not grouped
+ * before.  Prints viewer_group_{parked,name,weight,back,
+ * back_after_pause,parked_detail}_TAG_ms. */
 static int group_keys(struct app *a, struct screen *scr, int runs,
-                      const char *tag)
+                      const char *tag, double *step)
 {
 	static const int ka = 'a', kn = 'n', kd = 'd', esc = KC_ESC;
-	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30;
+	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30, bp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
@@ -210,11 +245,19 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 			return -1;
 		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
 			return -1;
+		/* again, the operator pausing before a goes back */
+		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		if (keys(a, scr, &ka, 1) || keys(a, scr, &weigh, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, scr, &ka, 1, &bp))
+			return -1;
 	}
 	printf("viewer_group_parked_%s_ms %.3f\n", tag, p);
 	printf("viewer_group_name_%s_ms %.3f\n", tag, n);
 	printf("viewer_group_weight_%s_ms %.3f\n", tag, w);
 	printf("viewer_group_back_%s_ms %.3f\n", tag, b);
+	printf("viewer_group_back_after_pause_%s_ms %.3f\n", tag, bp);
 	printf("viewer_group_parked_detail_%s_ms %.3f\n", tag, d);
 	return 0;
 }
@@ -224,17 +267,19 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
  * was shown, as after a new window; and cold, =, with the base derived
  * for it), the detail by parked-at stack with its sparkline over the kept
  * windows (d, a weighting key), and the flame's first draw of a window it
- * has not laid out (f after a window arrived).  Prints
- * viewer_explore_{compare_name_open,compare_name_weight,compare_name_back,
- * compare_name_cold_open,detail_parked_open,detail_parked_weight,
- * flame_first}_TAG_ms. */
+ * has not laid out (f after a window arrived); = held and cold again
+ * after the operator's pause (the idle steps run, the longest into
+ * *step).  Prints viewer_explore_{compare_name_open,compare_name_weight,
+ * compare_name_back,compare_name_cold_open,compare_name_open_after_pause,
+ * compare_name_cold_open_after_pause,detail_parked_open,
+ * detail_parked_weight,flame_first}_TAG_ms. */
 static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
-                        const char *tag)
+                        const char *tag, double *step)
 {
 	static const int kn = 'n', ka = 'a', eq = '=', kd = 'd', kf = 'f',
 	                 esc = KC_ESC;
 	double co = 1e30, cw = 1e30, cb = 1e30, cc = 1e30, dop = 1e30,
-	       dw = 1e30, ff = 1e30, arr = 1e30;
+	       dw = 1e30, ff = 1e30, arr = 1e30, cop = 1e30, ccp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
@@ -254,6 +299,20 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 		    timed(a, sg->scr, &eq, 1, &cc) ||
 		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
 			return -1;
+		/* both again, the operator pausing before = */
+		if (keys(a, sg->scr, &kn, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &eq, 1, &cop) ||
+		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
+			return -1;
+		grouped_drop(&a->grouped);
+		if (keys(a, sg->scr, &kn, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &eq, 1, &ccp) ||
+		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
+			return -1;
 		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
 		if (keys(a, sg->scr, &ka, 1) ||
 		    timed(a, sg->scr, &kd, 1, &dop) ||
@@ -269,6 +328,11 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 	printf("viewer_explore_compare_name_weight_%s_ms %.3f\n", tag, cw);
 	printf("viewer_explore_compare_name_back_%s_ms %.3f\n", tag, cb);
 	printf("viewer_explore_compare_name_cold_open_%s_ms %.3f\n", tag, cc);
+	printf("viewer_explore_compare_name_open_after_pause_%s_ms %.3f\n", tag,
+	       cop);
+	printf("viewer_explore_compare_name_cold_open_after_pause_%s_ms "
+	       "%.3f\n",
+	       tag, ccp);
 	printf("viewer_explore_detail_parked_open_%s_ms %.3f\n", tag, dop);
 	printf("viewer_explore_detail_parked_weight_%s_ms %.3f\n", tag, dw);
 	printf("viewer_explore_flame_first_%s_ms %.3f\n", tag, ff);
@@ -430,7 +494,7 @@ static int idle(struct app *a, double *step)
 {
 	double longest = 0;
 
-	for (int i = 0; app_idle_ready(a); i++) {
+	for (int i = 0; app_idle_pending(a); i++) {
 		double t0 = now_ms(), t;
 
 		if (i == 1000)
@@ -502,7 +566,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	struct figures f;
 	struct gen g = { stacks, depth, 88172645463325252u, 0 };
 	size_t kept_first = 0, kept_last = 0;
-	double step = 1e30; /* the work between '/' and the very first key */
+	double step = 0;     /* the longest idle step's CPU time */
+	double fstep = 1e30; /* the work between '/' and the very first key */
 	char tag[32];
 
 	bench_opts(&o);
@@ -539,7 +604,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		 * one after '/' and the work between keys (the filter's
 		 * index from nothing, in steps), the others at once */
 		if (r ? timed(&a, &scr, k1, 2, &f.first)
-		      : keys(&a, &scr, k1, 1) || idle(&a, &step) ||
+		      : keys(&a, &scr, k1, 1) || idle(&a, &fstep) ||
 		            timed(&a, &scr, k1 + 1, 1, &f.first_ever))
 			return -1;
 		kept_first = a.v.order.n;
@@ -580,20 +645,22 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	if (very_first(stacks, depth, runs, tag))
 		return -1;
 	(void)app_do(&a, ACTION_BOTTOM);
-	if (view_keys(&a, &scr, runs, 'd', "detail", tag) ||
-	    view_keys(&a, &scr, runs, '=', "compare", tag) ||
-	    view_keys(&a, &scr, runs, 't', "tree", tag) ||
-	    view_keys(&a, &scr, runs, 'f', "flame", tag) ||
-	    view_keys(&a, &scr, runs, 'W', "warnings", tag) ||
-	    tree_all(&a, &scr, runs, tag) || group_keys(&a, &scr, runs, tag))
+	if (view_keys(&a, &scr, runs, 'd', "detail", tag, &step) ||
+	    view_keys(&a, &scr, runs, '=', "compare", tag, &step) ||
+	    view_keys(&a, &scr, runs, 't', "tree", tag, &step) ||
+	    view_keys(&a, &scr, runs, 'f', "flame", tag, &step) ||
+	    view_keys(&a, &scr, runs, 'W', "warnings", tag, &step) ||
+	    tree_all(&a, &scr, runs, tag) ||
+	    group_keys(&a, &scr, runs, tag, &step))
 		return -1;
 	{
 		struct scr_gen sg = { &scr, &g };
 
-		if (explore_keys(&a, &sg, runs, tag) ||
+		if (explore_keys(&a, &sg, runs, tag, &step) ||
 		    tree_new_window(&a, &sg, runs, tag))
 			return -1;
 	}
+	printf("viewer_idle_step_longest_cpu_%s_ms %.3f\n", tag, step);
 	printf("viewer_key_sort_render_%s_ms %.3f\n", tag, f.key);
 	printf("viewer_idle_render_%s_ms %.3f\n", tag, f.idle);
 	printf("viewer_idle_core_share_at_1hz_%s_percent %.4f\n", tag,

@@ -3,12 +3,14 @@
  * afresh, for the shown window and compare's base, under every grouping,
  * against the previous window and a marked one, while the history evicts;
  * and compare's rows selected for a page are, in order, the first rows of
- * the full sort. */
+ * the full sort; the same with compare's rows paired a step at a time
+ * between keys. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/alloc.h"
 #include "model/model.h"
 #include "tests/model_util.h"
 #include "tests/screen_util.h"
@@ -210,6 +212,51 @@ START_TEST(held_groupings_are_the_full_derivation)
 }
 END_TEST
 
+/* The same property with the viewer's idle steps (of a random number of
+ * rows) between keys: compare's rows paired a step at a time under a
+ * grouping, a window arriving or the weighting changing mid-way, read as
+ * the full derivation; and = found them paired. */
+START_TEST(rows_paired_between_keys_are_the_full_derivation)
+{
+	static const int keys[] = { 'a',    'n', '[', ']', 'm', '=',
+		                    KC_ESC, 'L', '1', '3', 'I', '=' };
+	struct app a;
+	struct screen scr;
+	uint64_t x = 0xD1B54A32D192ED03u;
+	size_t found = 0;
+
+	app_short(&a);
+	ck_assert_int_eq(screen_init(&scr, 80, 24), STATUS_OK);
+	for (int round = 0; round < 60; round++) {
+		commit_random(&a, &x, T0 + round * 5 * SEC);
+		for (int k = 0; k < 8; k++) {
+			int key = keys[next(&x) % ARRAY_SIZE(keys)];
+			const struct window *w = app_shown(&a), *b;
+			bool marked;
+
+			a.idle_rows = 1 + next(&x) % 24;
+			for (size_t i = next(&x) % 12; i > 0; i--)
+				app_idle(&a);
+			b = w ? app_compare_base(&a, w, &marked) : NULL;
+			b = b ? grouped_peek(&a.grouped, a.m, b, a.group)
+			      : NULL;
+			found += key == '=' && a.body != APP_BODY_COMPARE &&
+			         b &&
+			         !grouping_eq(
+			             a.group,
+			             (struct grouping){ .key = GROUP_SPAWN }) &&
+			         compare_paired(&a.cmp, w, b);
+			(void)app_key(&a, key);
+			ck_assert_int_eq(app_render(&a, &scr), STATUS_OK);
+			check_app(&a);
+		}
+	}
+	ck_assert_uint_gt(found, 3);
+	screen_fini(&scr);
+	app_fini(&a);
+}
+END_TEST
+
 /* Windows of n stacks out of 3n / 2, values out of a few (ties). */
 static const struct window *commit_many(struct model *m, uint64_t *x, size_t n)
 {
@@ -282,6 +329,138 @@ START_TEST(selected_rows_are_the_first_of_the_sort)
 }
 END_TEST
 
+/* Split by name a step at a time (steps of 1 entry up, another window's
+ * split begun first, or no memory mid-way): the window model_group
+ * derives at once. */
+START_TEST(split_by_steps_is_the_derivation_at_once)
+{
+	static const size_t budgets[] = { 1, 3, 50, 1000, SIZE_MAX };
+	static const struct grouping byname = { .key = GROUP_SPAWN,
+		                                .by_name = true };
+	struct model *m = tm_mk(4, 0, 0, 0, 0);
+	uint64_t x = 4242;
+	const struct window *w0 = commit_many(m, &x, 2000);
+	const struct window *w1 = commit_many(m, &x, 3000);
+	struct group_step st = { .src = NULL };
+	size_t stepped = 0, failed = 0;
+
+	for (size_t b = 0; b < ARRAY_SIZE(budgets); b++)
+		for (int round = 0; round < 4; round++) {
+			const struct window *w = round % 2 ? w0 : w1, *fresh,
+			                    *got = NULL, *o;
+			size_t steps = 0;
+
+			/* part of another window's split first (counted,
+			 * and some of its rows made) */
+			o = w == w0 ? w1 : w0;
+			ck_assert_int_eq(model_split_step(m, o, &st,
+			                                  o->nentries + 300,
+			                                  &got),
+			                 STATUS_OK);
+			ck_assert_ptr_null(got);
+			ck_assert_ptr_nonnull(st.wp);
+			if (round == 3) {
+				/* no memory on the way: nothing held, and it
+				 * begins again */
+				mem_fail_at(1);
+				while (model_split_step(m, w, &st, budgets[b],
+				                        &got) == STATUS_OK)
+					ck_assert_ptr_null(got);
+				mem_fail_at(0);
+				ck_assert_ptr_null(st.wp);
+				failed++;
+			}
+			while (!got) {
+				ck_assert_int_eq(model_split_step(m, w, &st,
+				                                  budgets[b],
+				                                  &got),
+				                 STATUS_OK);
+				ck_assert_uint_lt(++steps, 100000);
+			}
+			stepped += steps > 10;
+			ck_assert_int_eq(model_group(m, w, byname, &fresh),
+			                 STATUS_OK);
+			same_window(got, fresh);
+			ck_assert_uint_eq(got->seq, w->seq);
+			ck_assert_uint_eq(got->bytes, fresh->bytes);
+			for (size_t r = 0; r < w->nrows * 2; r += 7)
+				ck_assert_uint_eq(
+				    window_find_row(got, (uint32_t)r % 4096),
+				    window_find_row(fresh, (uint32_t)r % 4096));
+			model_group_free(fresh);
+			model_group_free(got);
+		}
+	/* a grouping not made by steps, and a window not kept */
+	{
+		const struct window *got;
+
+		ck_assert_int_eq(model_split_step(m, NULL, &st, 1, &got),
+		                 STATUS_INVAL);
+	}
+	group_step_fini(&st);
+	ck_assert_uint_gt(stepped, 4);
+	ck_assert_uint_eq(failed, ARRAY_SIZE(budgets));
+	model_free(m);
+}
+END_TEST
+
+/* Paired a step at a time (steps of 1 row up), begun in one weighting
+ * and built in another, or begun on other windows: the rows and order of
+ * the build at once. */
+START_TEST(rows_paired_by_steps_are_the_build_at_once)
+{
+	static const size_t budgets[] = { 1, 5, 333, 4096, SIZE_MAX };
+	struct model *m = tm_mk(4, 0, 0, 0, 0);
+	uint64_t x = 777;
+	const struct window *w0 = commit_many(m, &x, 3000);
+	const struct window *base = commit_many(m, &x, 3000);
+	const struct window *cur = commit_many(m, &x, 3000);
+	size_t stepped = 0;
+
+	for (size_t b = 0; b < ARRAY_SIZE(budgets); b++)
+		for (int metric = 0; metric < METRIC_COUNT; metric++) {
+			enum metric begun =
+			    (enum metric)((metric + (int)b) % METRIC_COUNT);
+			struct compare c, ref;
+			bool done = false;
+			size_t steps = 0;
+
+			compare_init(&c);
+			compare_init(&ref);
+			ck_assert_int_eq(compare_build(&ref, m, cur, base,
+			                               (enum metric)metric,
+			                               b % 2),
+			                 STATUS_OK);
+			/* half a pairing of other windows first */
+			ck_assert_int_eq(compare_pair_step(&c, m, base, w0,
+			                                   begun, false, 2000,
+			                                   &done),
+			                 STATUS_OK);
+			ck_assert(!done);
+			done = false;
+			while (!done) {
+				ck_assert_int_eq(
+				    compare_pair_step(&c, m, cur, base, begun,
+				                      false, budgets[b], &done),
+				    STATUS_OK);
+				ck_assert_uint_lt(++steps, 100000);
+			}
+			stepped += steps > 10;
+			ck_assert(compare_paired(&c, cur, base));
+			ck_assert(!compare_paired(&c, base, w0));
+			ck_assert_int_eq(compare_build(&c, m, cur, base,
+			                               (enum metric)metric,
+			                               b % 2),
+			                 STATUS_OK);
+			same_order(&c, &ref, c.n);
+			compare_fini(&c);
+			compare_fini(&ref);
+		}
+	ck_assert_uint_gt(stepped, METRIC_COUNT);
+	model_free(m);
+}
+END_TEST
+
 Suite *suite_compare_cache(void);
 Suite *suite_compare_cache(void)
 {
@@ -291,6 +470,9 @@ Suite *suite_compare_cache(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, held_groupings_are_the_full_derivation);
 	tcase_add_test(tc, selected_rows_are_the_first_of_the_sort);
+	tcase_add_test(tc, rows_paired_between_keys_are_the_full_derivation);
+	tcase_add_test(tc, rows_paired_by_steps_are_the_build_at_once);
+	tcase_add_test(tc, split_by_steps_is_the_derivation_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

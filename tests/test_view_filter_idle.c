@@ -44,7 +44,7 @@ static size_t idle_all(struct app *a)
 {
 	size_t n = 0;
 
-	while (app_idle_ready(a)) {
+	while (app_idle_pending(a)) {
 		app_idle(a);
 		ck_assert_uint_lt(++n, 100);
 	}
@@ -91,14 +91,14 @@ START_TEST(filter_idle_between_slash_and_key)
 	su_commit(&a, rows[0], NROWS, T0);
 	su_commit(&b, rows[0], NROWS, T0);
 	/* nothing to do before the prompt opens */
-	ck_assert(!app_idle_ready(&a));
+	ck_assert(!app_idle_pending(&a));
 	key_both(&a, &b, '/');
-	ck_assert(app_idle_ready(&a));
+	ck_assert(app_idle_pending(&a));
 	/* the sort, then the rows */
 	ck_assert_uint_ge(idle_all(&a), 2);
 	type_both(&a, &b, "LEAF_0_1");
 	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
-	ck_assert(!app_idle_ready(&a));
+	ck_assert(!app_idle_pending(&a));
 	for (int i = 0; i < 3; i++)
 		key_both(&a, &b, KC_BACKSPACE);
 	ck_assert_uint_eq(a.v.order.n, NROWS);
@@ -106,20 +106,20 @@ START_TEST(filter_idle_between_slash_and_key)
 	key_both(&a, &b, KC_ESC);
 	su_commit(&a, rows[1], NROWS, T0 + 5 * SEC);
 	su_commit(&b, rows[1], NROWS, T0 + 5 * SEC);
-	ck_assert(!app_idle_ready(&a));
+	ck_assert(!app_idle_pending(&a));
 	/* a window comes while the prompt is open, its index in part */
 	key_both(&a, &b, '/');
-	ck_assert(app_idle_ready(&a));
+	ck_assert(app_idle_pending(&a));
 	app_idle(&a);
 	su_commit(&a, rows[0], NROWS, T0 + 10 * SEC);
 	su_commit(&b, rows[0], NROWS, T0 + 10 * SEC);
-	ck_assert(app_idle_ready(&a));
+	ck_assert(app_idle_pending(&a));
 	ck_assert_uint_ge(idle_all(&a), 1);
 	type_both(&a, &b, "t3");
 	ck_assert_uint_eq(a.v.order.n, 9); /* i % 7 == 3 below 60 */
 	key_both(&a, &b, KC_ENTER);
 	ck_assert(!a.editing);
-	ck_assert(!app_idle_ready(&a));
+	ck_assert(!app_idle_pending(&a));
 	app_fini(&a);
 	app_fini(&b);
 }

@@ -27,6 +27,7 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	view_init(&a->v, o->metric);
 	view_init(&a->pv, o->metric);
 	compare_init(&a->cmp);
+	table_sort_init(&a->tsort);
 	tree_init(&a->tree);
 	flame_init(&a->flame);
 	warn_init(&a->warn);
@@ -60,6 +61,7 @@ void app_fini(struct app *a)
 	view_fini(&a->v);
 	view_fini(&a->pv);
 	compare_fini(&a->cmp);
+	table_sort_fini(&a->tsort);
 	tree_fini(&a->tree);
 	flame_fini(&a->flame);
 	detail_cache_fini(&a->dcache);

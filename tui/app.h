@@ -24,6 +24,7 @@
 #include "tui/grouped.h"
 #include "tui/keymap.h"
 #include "tui/render.h"
+#include "tui/table_sort.h"
 #include "tui/view.h"
 #include "tui/view_compare.h"
 #include "tui/view_detail.h"
@@ -115,7 +116,13 @@ struct app {
 	struct warnings warn; /* of the shown window */
 	struct spark spark;   /* the detail's row across the kept windows */
 	struct detail_cache dcache; /* the detail's row's others and tasks */
-	struct tree tree;           /* also what flame lays out */
+	/* the table's order the next key most likely shows, made between
+	 * keys (app_idle); idle_nomem: the window it found no memory for */
+	struct table_sort tsort;
+	struct view_tag idle_nomem;
+	struct view_tag idle_cmp_nomem; /* the base it could not pair */
+	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
+	struct tree tree; /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
 	enum source_state state;
@@ -241,17 +248,6 @@ const struct model *app_model(const struct app *a);
  * each second. */
 uint64_t app_next_change(const struct app *a);
 
-/* Work between keys: the filter's index of the shown window, built while
- * the filter's prompt waits for its first key, in steps of about
- * APP_IDLE_FRAMES frames read (a row is one; a millisecond or two at
- * 100,000 stacks).
- * app_idle_ready says there is some (the loop then polls without waiting
- * and, when nothing came, calls app_idle for a step); the screen does not
- * change.  Not while a window is taken in. */
-#define APP_IDLE_FRAMES ((size_t)65536)
-bool app_idle_ready(const struct app *a);
-void app_idle(struct app *a);
-
 /* The shown window in the shown grouping (as app_regroup last derived
  * it), or NULL. */
 const struct window *app_shown(const struct app *a);
@@ -261,6 +257,25 @@ const struct window *app_kept(const struct app *a);
  * window and grouping).  On failure the status line says so and the
  * window shows ungrouped. */
 void app_regroup(struct app *a);
+
+/* The kept window compare measures w (a window of a's model, borrowed)
+ * against: the marked one (*marked), or the kept window before w; NULL
+ * for none.  Cannot fail. */
+const struct window *app_compare_base(const struct app *a,
+                                      const struct window *w, bool *marked);
+
+/* Work done between keys (app_idle.c, docs/design.md §14): what the
+ * next key most likely needs, made a step at a time so that a key never
+ * waits long for it, and exact whether it finished or not.
+ * app_idle_pending: there is some now (the loop then polls without
+ * waiting, and steps while no input comes; not while a window is taken
+ * in).  app_idle: one step, reading or moving at most about
+ * TABLE_SORT_STEP rows (idle_rows when set), or for the filter's index
+ * about APP_IDLE_FRAMES frames (a row is one; a millisecond or two at
+ * 100,000 stacks).  Neither changes what shows. */
+#define APP_IDLE_FRAMES ((size_t)65536)
+bool app_idle_pending(const struct app *a);
+void app_idle(struct app *a);
 
 /* Renders the screen (sized cols x rows in s).  STATUS_NOMEM. */
 enum status app_render(struct app *a, struct screen *s) MUST_CHECK;

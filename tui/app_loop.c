@@ -349,7 +349,8 @@ static void loop(struct run *r)
 			timeout = held;
 		if (app_step_ready(&r->app))
 			timeout = held = 0;
-		if (app_idle_ready(&r->app))
+		/* work between keys: polled for input before each step */
+		if (!r->dump && app_idle_pending(&r->app))
 			timeout = 0;
 		p[np].fd = r->sigfd;
 		p[np++].events = POLLIN;
@@ -386,10 +387,14 @@ static void loop(struct run *r)
 			take_input(r);
 		if (p[4].revents)
 			take_stderr(r);
-		if (!k)
-			app_idle(&r->app); /* nothing came: work between keys */
 		if (app_busy(&r->app) && !r->quit)
 			take_step(r);
+		if (k == 0 && !r->dump && !r->quit &&
+		    app_idle_pending(&r->app)) {
+			app_idle(&r->app);
+			if (!app_idle_pending(&r->app))
+				events_emit(r->app.o.events, "idle done");
+		}
 		if (!app_busy(&r->app) && !r->ss.held && !r->ss.worker_done &&
 		    !r->quit)
 			take_worker(

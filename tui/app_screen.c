@@ -74,20 +74,6 @@ uint64_t app_next_change(const struct app *a)
 	return secs ? u64_min(next, a->retry_at_ns - (secs - 1) * SEC) : next;
 }
 
-bool app_idle_ready(const struct app *a)
-{
-	return a->editing && !app_busy(a) && !app_showing_progress(a) &&
-	       view_idle_wanted(&a->v, a->m, app_shown(a));
-}
-
-void app_idle(struct app *a)
-{
-	/* without memory, the key builds it (and says so) */
-	if (app_idle_ready(a))
-		(void)view_idle_step(&a->v, a->m, app_shown(a),
-		                     APP_IDLE_FRAMES);
-}
-
 static void state_text(const struct app *a, char *dst, size_t size)
 {
 	const char *bad =
@@ -200,10 +186,8 @@ static void progress(const struct app *a, struct render_in *in, char *line2,
 	}
 }
 
-/* The window compare measures the shown one against: the marked one
- * (*marked), or the kept window before the shown one; NULL for none. */
-static const struct window *compare_base(const struct app *a,
-                                         const struct window *w, bool *marked)
+const struct window *app_compare_base(const struct app *a,
+                                      const struct window *w, bool *marked)
 {
 	const struct window *b = NULL;
 	size_t n = model_window_count(a->m);
@@ -226,7 +210,7 @@ static void compare_of(struct app *a, struct compare_in *c, size_t need)
 {
 	const struct window *w = app_showing_progress(a) ? NULL : app_shown(a);
 	bool marked = false;
-	const struct window *b = w ? compare_base(a, w, &marked) : NULL;
+	const struct window *b = w ? app_compare_base(a, w, &marked) : NULL;
 
 	*c = (struct compare_in){ .m = a->m, .c = &a->cmp, .marked = marked };
 	if (app_showing_progress(a))

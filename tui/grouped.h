@@ -38,6 +38,8 @@ struct grouped {
 	uint64_t clock;         /* counts the gets, for used */
 	uint64_t derived;       /* model_group calls over c's life */
 	struct group_memo memo; /* kept across windows and drops */
+	struct group_step step; /* a split by name being made (grouped_step) */
+	const struct model *step_m;
 };
 
 /* Two groupings are the same rows. */
@@ -57,6 +59,16 @@ enum status grouped_get(struct grouped *c, const struct model *m,
                         const struct window *kept, struct grouping g,
                         const struct window *keep,
                         const struct window **out) MUST_CHECK;
+
+/* grouped_get of kept split by name under the spawn stack, made a step
+ * at a time (model_split_step, about budget entries or rows a step):
+ * *done once c holds it (a slot taken as grouped_get takes one); a step
+ * on another window or model begins again.  STATUS_INVAL for another
+ * grouping; STATUS_NOMEM: c holds what it held. */
+enum status grouped_step(struct grouped *c, const struct model *m,
+                         const struct window *kept, struct grouping g,
+                         const struct window *keep, size_t budget,
+                         bool *done) MUST_CHECK;
 
 /* What c holds, when it holds kept of m as g; else NULL.  Cannot fail. */
 const struct window *grouped_peek(const struct grouped *c,

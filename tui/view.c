@@ -116,6 +116,12 @@ static enum status build_all(struct view *v, const struct window *w)
 	return st;
 }
 
+bool view_has_order(const struct view *v, const struct window *w)
+{
+	return w && (sorted(v, &v->all, &v->all_tag, w) ||
+	             sorted(v, &v->order, &v->order_tag, w));
+}
+
 void view_adopt_order(struct view *v, const struct window *w, struct order *o)
 {
 	struct order t;

@@ -116,6 +116,11 @@ enum status view_idle_step(struct view *v, const struct model *m,
 /* The window row index at display position pos, or SIZE_MAX. */
 size_t view_row_at(const struct view *v, size_t pos);
 
+/* True when the view holds every row of w (borrowed, only compared)
+ * sorted in its weighting and direction, so that a view_build of w
+ * without a filter sorts nothing.  Cannot fail. */
+bool view_has_order(const struct view *v, const struct window *w);
+
 /* Takes o (its memory swapped with the view's cache) as every row of w
  * sorted, when it is in the view's weighting: the next view_build of w
  * then needs no sort.  o, sorted elsewhere, must hold every row of w

@@ -97,16 +97,30 @@ static int row_cmp(const struct model *m, const struct fold_row *a,
  * 100,000 rows) and comparing texts only where the windows differ; each
  * row is made as the merge passes it (cur's at its index, the gone after
  * all of cur's), with its change in c's weighting, so neither window is
- * read twice. */
-static enum status pair(struct compare *c, const struct model *m,
-                        const struct window *cur, const struct window *base)
+ * read twice.  pair_begin readies it; pair_on goes on from where it
+ * stopped for at most budget rows (SIZE_MAX: to the end), true when
+ * done. */
+static enum status pair_begin(struct compare *c, const struct window *cur,
+                              const struct window *base)
 {
-	size_t nc = cur->nrows, nb = base->nrows, i = 0, j = 0, gone = nc;
-	enum metric mt = c->metric;
+	size_t nc = cur->nrows, nb = base->nrows;
 
 	if (nc + nb >= UINT32_MAX || grow(c, nc + nb + 1) != STATUS_OK)
 		return STATUS_NOMEM;
-	while (i < nc && j < nb) {
+	c->pi = c->pj = 0;
+	c->pgone = nc;
+	return STATUS_OK;
+}
+
+static bool pair_on(struct compare *c, const struct model *m,
+                    const struct window *cur, const struct window *base,
+                    size_t budget)
+{
+	size_t nc = cur->nrows, nb = base->nrows, i = c->pi, j = c->pj;
+	size_t gone = c->pgone, left = budget;
+	enum metric mt = c->metric;
+
+	for (; i < nc && j < nb && left; left--) {
 		const struct fold_row *a = &cur->rows[i], *b = &base->rows[j];
 		int d = a->stack == b->stack && a->name == b->name
 		            ? 0
@@ -123,16 +137,21 @@ static enum status pair(struct compare *c, const struct model *m,
 		i += d <= 0;
 		j += d >= 0;
 	}
-	for (; i < nc; i++) {
+	for (; i < nc && j >= nb && left; i++, left--) {
 		add(&c->rows[i], &cur->rows[i], (uint32_t)i, UINT32_MAX);
 		keyed(c, i, cur->rows[i].m.v[mt], 0);
 	}
-	for (; j < nb; j++) {
+	for (; j < nb && i >= nc && left; j++, left--) {
 		add(&c->rows[gone], &base->rows[j], UINT32_MAX, (uint32_t)j);
 		keyed(c, gone++, 0, base->rows[j].m.v[mt]);
 	}
+	c->pi = i;
+	c->pj = j;
+	c->pgone = gone;
+	if (i < nc || j < nb)
+		return false;
 	c->n = gone;
-	return STATUS_OK;
+	return true;
 }
 
 /* Row a goes before row b: its key is lower, or equal and it comes
@@ -205,6 +224,51 @@ enum status compare_build(struct compare *c, const struct model *m,
 	return compare_build_top(c, m, cur, base, metric, ascending, SIZE_MAX);
 }
 
+/* c pairs (or paired) cur and base, as they are now. */
+static bool pairs(const struct compare *c, const struct window *cur,
+                  const struct window *base)
+{
+	return (c->paired || c->pairing) && c->cur == cur && c->base == base &&
+	       c->cur_seq == cur->seq && c->base_seq == base->seq &&
+	       grouping_eq(c->group, cur->group);
+}
+
+bool compare_paired(const struct compare *c, const struct window *cur,
+                    const struct window *base)
+{
+	return c->paired && pairs(c, cur, base);
+}
+
+enum status compare_pair_step(struct compare *c, const struct model *m,
+                              const struct window *cur,
+                              const struct window *base, enum metric metric,
+                              bool ascending, size_t budget, bool *done)
+{
+	*done = false;
+	if (!pairs(c, cur, base)) {
+		c->paired = c->built = c->pairing = false;
+		c->n = c->sorted = 0;
+		/* the weighting the rows are keyed in as the merge passes:
+		 * another one asked before it ends keys them again */
+		c->metric = metric;
+		c->ascending = ascending;
+		if (pair_begin(c, cur, base) != STATUS_OK)
+			return STATUS_NOMEM;
+		c->cur = cur;
+		c->base = base;
+		c->cur_seq = cur->seq;
+		c->base_seq = base->seq;
+		c->group = cur->group;
+		c->pairing = true;
+	}
+	if (c->pairing && pair_on(c, m, cur, base, budget ? budget : 1)) {
+		c->pairing = false;
+		c->paired = c->built = true;
+	}
+	*done = c->paired;
+	return STATUS_OK;
+}
+
 enum status compare_build_top(struct compare *c, const struct model *m,
                               const struct window *cur,
                               const struct window *base, enum metric metric,
@@ -212,24 +276,12 @@ enum status compare_build_top(struct compare *c, const struct model *m,
 {
 	uint64_t low = UINT64_MAX;
 	size_t k;
+	bool done;
 
-	if (!c->paired || c->cur != cur || c->base != base ||
-	    c->cur_seq != cur->seq || c->base_seq != base->seq ||
-	    !grouping_eq(c->group, cur->group)) {
-		c->paired = c->built = false;
-		c->n = c->sorted = 0;
-		c->metric = metric;
-		c->ascending = ascending;
-		if (pair(c, m, cur, base) != STATUS_OK) {
-			c->n = 0;
-			return STATUS_NOMEM;
-		}
-		c->cur = cur;
-		c->base = base;
-		c->cur_seq = cur->seq;
-		c->base_seq = base->seq;
-		c->group = cur->group;
-		c->paired = c->built = true;
+	if (compare_pair_step(c, m, cur, base, metric, ascending, SIZE_MAX,
+	                      &done) != STATUS_OK) {
+		c->n = 0;
+		return STATUS_NOMEM;
 	}
 	if (!c->built || c->metric != metric || c->ascending != ascending) {
 		c->metric = metric;

@@ -43,6 +43,10 @@ struct compare {
 	uint64_t cur_seq, base_seq;
 	struct grouping group; /* a derived window's address comes back */
 	bool paired;
+	/* pairing by steps (compare_pair_step): rows of cur and base passed,
+	 * and where the next gone row goes */
+	bool pairing;
+	size_t pi, pj, pgone;
 	enum metric metric;
 	bool ascending;
 	bool built;
@@ -61,6 +65,23 @@ void compare_fini(struct compare *c);
 enum status compare_build(struct compare *c, const struct model *m,
                           const struct window *cur, const struct window *base,
                           enum metric metric, bool ascending) MUST_CHECK;
+
+/* The pairing of compare_build made a step at a time (between keys):
+ * goes on from where the last step on the same windows stopped (else
+ * from the start), reading at most about budget rows (at least one);
+ * *done once they are paired, when compare_build then only orders them.
+ * The rows are keyed in the weighting the pairing began in (a build in
+ * another keys them again).  STATUS_NOMEM leaves nothing paired. */
+enum status compare_pair_step(struct compare *c, const struct model *m,
+                              const struct window *cur,
+                              const struct window *base, enum metric metric,
+                              bool ascending, size_t budget,
+                              bool *done) MUST_CHECK;
+
+/* True when c holds the rows of cur and base (borrowed, only compared)
+ * paired.  Cannot fail. */
+bool compare_paired(const struct compare *c, const struct window *cur,
+                    const struct window *base);
 
 /* compare_build, but only the first need rows of the order are sure to be
  * in place (c->sorted of them): up to a quarter of the rows wanted (a

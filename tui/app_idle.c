@@ -1,0 +1,139 @@
+/* Between keys: what the next key most likely needs, made a step at a
+ * time.  While the filter's prompt waits for its first key, the filter's
+ * index of the shown window (tui/view_search.c), so that key only
+ * searches.  The table's order that going back to it needs, sorted
+ * (tui/table_sort.c) and handed to the view when whole, so that the key
+ * that shows the table again sorts nothing; and under a grouping of its
+ * own, compare's base derived (split by name) and its rows paired with
+ * the shown window's, so that = only orders them.
+ * Nothing here changes what shows, so it is the same whether it finished
+ * or not. */
+#include "tui/app.h"
+
+#include "tui/view_search.h"
+
+static bool grouped_rows(const struct app *a)
+{
+	return !grouping_eq(a->group, (struct grouping){ .key = GROUP_SPAWN });
+}
+
+/* The window whose rows the table most likely shows next, when the view
+ * does not hold them sorted already: after a weighting key behind a view,
+ * the shown window (Esc goes back to it); under a grouping of its own and
+ * without a filter, the kept window (a and n go back to it; the filter's
+ * full order is left where it is).  NULL: nothing to make. */
+static const struct window *table_wanted(const struct app *a)
+{
+	const struct window *w = NULL;
+	const struct view *v = &a->v;
+
+	if (app_showing_progress(a))
+		return NULL;
+	if (a->table_stale && a->body != APP_BODY_TABLE)
+		w = app_shown(a);
+	else if (!v->filter_len && grouped_rows(a))
+		w = app_kept(a);
+	if (!w || w->empty || view_has_order(v, w) ||
+	    view_tag_holds(&a->idle_nomem, w))
+		return NULL;
+	return w;
+}
+
+/* Under a grouping of its own: the shown window into *cur and compare's
+ * base into *base, when = would find them not yet paired (a new window,
+ * or the grouping just shown): as held in that grouping (*derive false),
+ * or, split by name under the spawn stack and never shown so, as kept,
+ * to be derived first (*derive true).  A base by parked-at stack not
+ * held is left to = to derive (that derivation is not made by steps). */
+static bool compare_wanted(const struct app *a, const struct window **cur,
+                           const struct window **base, bool *derive)
+{
+	const struct window *w = app_shown(a), *kb, *b;
+	bool marked;
+
+	if (app_showing_progress(a) || !grouped_rows(a) || !w || w->empty ||
+	    !grouping_eq(w->group, a->group))
+		return false;
+	kb = app_compare_base(a, w, &marked);
+	b = kb ? grouped_peek(&a->grouped, a->m, kb, a->group) : NULL;
+	*derive = kb && !b && a->group.key == GROUP_SPAWN;
+	if (*derive) {
+		b = kb;
+	} else if (!b || compare_paired(&a->cmp, w, b)) {
+		return false;
+	}
+	if (view_tag_holds(&a->idle_cmp_nomem, b))
+		return false;
+	*cur = w;
+	*base = b;
+	return true;
+}
+
+/* The filter's prompt is open and its index of the shown window not yet
+ * built. */
+static bool filter_wanted(const struct app *a)
+{
+	return a->editing && !app_busy(a) && !app_showing_progress(a) &&
+	       view_idle_wanted(&a->v, a->m, app_shown(a));
+}
+
+bool app_idle_pending(const struct app *a)
+{
+	const struct window *cur, *base;
+	bool derive;
+
+	return filter_wanted(a) || table_wanted(a) ||
+	       compare_wanted(a, &cur, &base, &derive);
+}
+
+static size_t step_rows(const struct app *a)
+{
+	return a->idle_rows ? a->idle_rows : TABLE_SORT_STEP;
+}
+
+/* A step of compare's base derived, or of its rows paired. */
+static void compare_step(struct app *a)
+{
+	const struct window *w, *base;
+	bool derive, done;
+	enum status st;
+
+	if (!compare_wanted(a, &w, &base, &derive))
+		return;
+	st = derive ? grouped_step(&a->grouped, a->m, base, a->group, w,
+	                           step_rows(a), &done)
+	            : compare_pair_step(&a->cmp, a->m, w, base, a->v.metric,
+	                                a->v.ascending, step_rows(a), &done);
+	/* tried again only for another base: = does it */
+	if (st != STATUS_OK)
+		view_tag_set(&a->idle_cmp_nomem, base);
+}
+
+void app_idle(struct app *a)
+{
+	const struct window *w;
+	bool done = false;
+
+	/* the prompt waits for a key first; without memory, the key builds
+	 * the index (and says so) */
+	if (filter_wanted(a)) {
+		(void)view_idle_step(&a->v, a->m, app_shown(a),
+		                     APP_IDLE_FRAMES);
+		return;
+	}
+	w = table_wanted(a);
+	if (!w) {
+		compare_step(a);
+		return;
+	}
+	if (table_sort_step(&a->tsort, w, a->v.metric, !a->v.ascending,
+	                    step_rows(a), &done) != STATUS_OK) {
+		/* tried again only for another window: the key sorts */
+		view_tag_set(&a->idle_nomem, w);
+		return;
+	}
+	if (!done)
+		return;
+	view_adopt_order(&a->v, w, &a->tsort.o);
+	table_sort_forget(&a->tsort);
+}
