@@ -453,6 +453,7 @@ def _make_call_soon(orig):
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
             tp = type(callback)  # a task's step or wakeup? (every call_soon pays this test)
+            # Written out in both call_soon hooks, not shared: a helper costs a Python call per wake.
             if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
                     (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
                 try:
@@ -478,6 +479,7 @@ def _make_fast_call_soon(orig):
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
             tp = type(callback)
+            # Written out in both call_soon hooks, not shared: a helper costs a Python call per wake.
             if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
                     (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
                 try:
