@@ -115,6 +115,27 @@ def _inner(obj):
 
 
 _walks = {}  # chain key -> parked stack id, for chains whose stack their frames alone decide
+# (id(code), type awaited) -> instruction offset, for coroutines of asyncio and uvloop: where such
+# a coroutine waits, learnt from the first one walked (see _lib_frame).
+_lib_lasti = {}
+
+
+def _lib_frame(code, nxt):
+    """The frame string id of a library coroutine of code awaiting nxt, when learnt, else None.
+
+    Reading cr_frame makes a frame object that lives as long as the coroutine: one more container
+    for the garbage collector per walked task, since each sleep() or Lock.acquire() is a new
+    coroutine, and a read of thousands of them brought the application's collections forward
+    (docs/asyncio-agent.md, "Costs").  A function of asyncio or uvloop waits at one place per type
+    it awaits (sleep: its sleep(0) generator or its future), learnt from the first one walked."""
+    lasti = _lib_lasti.get((id(code), type(nxt)))
+    return None if lasti is None else S.frame_ids.get((id(code), lasti))
+
+
+def _learn(f, fid, nxt):
+    """After walking a library frame f (string id fid) awaiting nxt: where its kind waits."""
+    if fid != S.other_id and len(_lib_lasti) < MAX_INTERN:
+        _lib_lasti[(id(f.f_code), type(nxt))] = f.f_lasti
 
 
 def walk(task, timers):
@@ -135,17 +156,27 @@ def walk(task, timers):
     while obj is not None:
         tp = type(obj)
         if tp is _CORO:
-            f = obj.cr_frame
+            code = obj.cr_code
             nxt = obj.cr_await
+            lasti = _lib_lasti.get((id(code), type(nxt)))
+            if lasti is None:
+                f = obj.cr_frame
+                if f is None:
+                    break
+                lasti = f.f_lasti
         elif tp is _GEN:
-            f = obj.gi_frame
+            code = obj.gi_code
             nxt = obj.gi_yieldfrom
+            lasti = _lib_lasti.get((id(code), type(nxt)))
+            if lasti is None:
+                f = obj.gi_frame
+                if f is None:
+                    break
+                lasti = f.f_lasti
         else:
             break
-        if f is None:
-            break
-        key.append(id(f.f_code))
-        key.append(f.f_lasti)
+        key.append(id(code))
+        key.append(lasti)
         obj = nxt
     key.append(type(obj))
     key = tuple(key)
@@ -168,12 +199,15 @@ def _walk(task, timers):
     while obj is not None and len(chain) < MAX_WALK:
         chain.append(obj)
         tp = type(obj)
+        fid = None
         if tp is _CORO:
-            f = obj.cr_frame
             nxt = obj.cr_await
+            fid = _lib_frame(obj.cr_code, nxt)
+            f = obj.cr_frame if fid is None else None
         elif tp is _GEN:
-            f = obj.gi_frame
             nxt = obj.gi_yieldfrom
+            fid = _lib_frame(obj.gi_code, nxt)
+            f = obj.gi_frame if fid is None else None
         elif tp is _AGEN:
             f = obj.ag_frame
             nxt = obj.ag_await
@@ -192,11 +226,17 @@ def _walk(task, timers):
                 nxt = _inner(obj)
             else:
                 break  # a FutureIter (or a Future's own __await__): the bottom is _fut_waiter
-        if f is not None:
+        if fid is not None:  # a library frame already learnt: no frame object made
+            qn = _qual_of[fid][0]
+            frames.append(fid)
+            if lab is None:
+                lab = PRIMITIVES.get(qn)
+        elif f is not None:
             fid = _frame_id(f)
             qn, lib = _frame_info(fid, f.f_code)
             frames.append(fid)
             if lib:
+                _learn(f, fid, nxt)
                 if lab is None:
                     lab = PRIMITIVES.get(qn)
             else:
