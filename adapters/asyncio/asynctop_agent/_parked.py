@@ -129,7 +129,8 @@ def _lib_frame(code, nxt):
     (docs/asyncio-agent.md, "Costs").  A function of asyncio or uvloop waits at one place per type
     it awaits (sleep: its sleep(0) generator or its future), learnt from the first one walked."""
     lasti = _lib_lasti.get((id(code), type(nxt)))
-    return None if lasti is None else S.frame_ids.get((id(code), lasti))
+    fid = None if lasti is None else S.frame_ids.get((id(code), lasti))
+    return fid if fid in _qual_of else None  # learnt from a walk, which named its frame
 
 
 def _learn(f, fid, nxt):
