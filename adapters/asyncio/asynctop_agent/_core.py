@@ -513,9 +513,9 @@ def _on_wake(loop, task):
     st = rec.state
     if st == IDLE:
         t = now
-        due = S.due  # (loop, due time) while a timer callback runs (_timers)
-        if due is not None and due[0] is loop and rec.t_mark <= due[1] < now:
-            t = due[1]  # a timer's wake, dated at its due time (lateness counts as scheduled)
+        due = S.due  # the _timers.Timer whose callback runs, if any (its loop, its due time)
+        if due is not None and due.loop is loop and rec.t_mark <= due.due < now:
+            t = due.due  # a timer's wake, dated at its due time (lateness counts as scheduled)
             floor = S.boundary  # but never before a reply that reported the task idle
             if t < floor:
                 t = floor if floor < now else now

@@ -20,7 +20,7 @@ import types
 import asyncio
 
 from ._core import S, MAX_DEPTH, MAX_INTERN, _frame_id, _ASYNCIO_DIR
-from ._timers import timer as _timer
+from ._timers import Timer as _Timer
 
 _CORO = types.CoroutineType
 _GEN = types.GeneratorType
@@ -70,7 +70,6 @@ PRIMITIVES = {
     "Server.serve_forever": "server",
 }
 
-_TIMER_CODE = _timer(None, 0).__code__
 _LABELS = {}  # text -> string id, so that a label costs one dict lookup after the first time
 _qual_of = {}  # string id of a frame -> (qualname, in asyncio or uvloop)
 
@@ -354,8 +353,8 @@ def _timed(task, timers):
         got = set()
         for h in list(getattr(loop, "_scheduled", ())):  # one C call: atomic under the GIL
             cb = getattr(h, "_callback", None)
-            if getattr(cb, "__code__", None) is _TIMER_CODE:  # our call_at wrapper: look inside
-                cb = next((x.cell_contents for x in cb.__closure__ if callable(x.cell_contents)), None)
+            if type(cb) is _Timer:  # our call_at wrapper: look inside
+                cb = cb.cb
             owner = getattr(cb, "__self__", None)
             t = getattr(owner, "_task", None)
             if t is not None:

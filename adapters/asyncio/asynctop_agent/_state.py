@@ -30,7 +30,7 @@ class State:
         self.tids = itertools.count(1)  # own task ids (atomic under the GIL, never reused)
         self.live = {}  # tid -> Rec, unfinished tasks
         self.recs = {}  # id(task) -> Rec, every task with a record that still exists
-        self.due = None  # (loop, due ns) while a timer callback runs on that loop (_timers)
+        self.due = None  # the _timers.Timer (loop, due ns) whose callback runs on that loop
         self.ring = collections.deque()  # finished Recs, oldest first
         self.ring_cap = 4096
         self.finished_total = 0
