@@ -619,10 +619,10 @@ def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
     late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares.  With
-    STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line."""
-    import random
-
+    STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line.
+    With STALL_GC set, the truth lists every garbage collection (the bench prints them by phase)."""
     import gc
+    import random
 
     # With STALL_GC set, each collection: (start ns, wall ns, generation, on the loop thread, CPU ns).
     gcs = []
@@ -632,8 +632,8 @@ def case_stall():
         if phase == "start":
             began[0], began[1] = now(), time.thread_time_ns()
         else:
-            gcs.append((began[0], now() - began[0], info["generation"],
-                        threading.current_thread() is threading.main_thread(), time.thread_time_ns() - began[1]))
+            on_loop = threading.current_thread() is threading.main_thread()
+            gcs.append((began[0], now() - began[0], info["generation"], on_loop, time.thread_time_ns() - began[1]))
 
     if os.environ.get("STALL_GC"):
         gc.callbacks.append(on_gc)
