@@ -681,7 +681,7 @@ def case_stall():
 
 def case_gcread():
     """2 000 tasks that keep waking (every 20-60 ms); three times, once every task has woken since
-    the last, the loop stops (blocked on stdin, so nothing of the application allocates) while the
+    the last read, the loop stops (blocked on stdin, so nothing of the application allocates) while the
     test reads: how far each read moved the collector's youngest-generation count, and the
     collections it triggered on the agent's thread."""
     import gc
@@ -695,17 +695,24 @@ def case_gcread():
 
     async def main():
         stop = []
+        woke = set()  # tasks that woke since the last read
+        all_woke = asyncio.Event()
 
         async def waker(i):
             rnd = random.Random(i)
             while not stop:
                 await asyncio.sleep(0.02 + 0.04 * rnd.random())
+                woke.add(i)
+                if len(woke) == 2000:
+                    all_woke.set()
 
         ws = [asyncio.create_task(waker(i)) for i in range(2000)]
         truth["reads"] = []
         gc.callbacks.append(on_gc)
         for _ in range(3):
-            await asyncio.sleep(0.1)
+            woke.clear()
+            all_woke.clear()
+            await all_woke.wait()
             gc.collect()
             del agent_gcs[:]
             c0 = gc.get_count()[0]
