@@ -453,6 +453,7 @@ def _make_call_soon(orig):
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
             tp = type(callback)  # a task's step or wakeup? (every call_soon pays this test)
+            # Written out in both call_soon hooks, not shared: a helper costs a Python call per wake.
             if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
                     (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
                 try:
@@ -478,6 +479,7 @@ def _make_fast_call_soon(orig):
     def call_soon(self, callback, *args, context=None):
         if S.enabled:
             tp = type(callback)
+            # Written out in both call_soon hooks, not shared: a helper costs a Python call per wake.
             if tp is _STEP_TYPE or (tp is _BUILTIN_METHOD and callback.__name__ == _WAKEUP_NAME) or \
                     (tp is _METHOD and callback.__func__ in _PY_STEP_FUNCS):
                 try:
@@ -511,9 +513,9 @@ def _on_wake(loop, task):
     st = rec.state
     if st == IDLE:
         t = now
-        due = S.due  # (loop, due time) while a timer callback runs (_timers)
-        if due is not None and due[0] is loop and rec.t_mark <= due[1] < now:
-            t = due[1]  # a timer's wake, dated at its due time (lateness counts as scheduled)
+        due = S.due  # the _timers.Timer whose callback runs, if any (its loop, its due time)
+        if due is not None and due.loop is loop and rec.t_mark <= due.due < now:
+            t = due.due  # a timer's wake, dated at its due time (lateness counts as scheduled)
             floor = S.boundary  # but never before a reply that reported the task idle
             if t < floor:
                 t = floor if floor < now else now

@@ -20,7 +20,7 @@ import types
 import asyncio
 
 from ._core import S, MAX_DEPTH, MAX_INTERN, _frame_id, _ASYNCIO_DIR
-from ._timers import timer as _timer
+from ._timers import Timer as _Timer
 
 _CORO = types.CoroutineType
 _GEN = types.GeneratorType
@@ -70,7 +70,6 @@ PRIMITIVES = {
     "Server.serve_forever": "server",
 }
 
-_TIMER_CODE = _timer(None, 0).__code__
 _LABELS = {}  # text -> string id, so that a label costs one dict lookup after the first time
 _qual_of = {}  # string id of a frame -> (qualname, in asyncio or uvloop)
 
@@ -115,6 +114,28 @@ def _inner(obj):
 
 
 _walks = {}  # chain key -> parked stack id, for chains whose stack their frames alone decide
+# (id(code), type awaited) -> instruction offset, for coroutines of asyncio and uvloop: where such
+# a coroutine waits, learnt from the first one walked (see _lib_frame).
+_lib_lasti = {}
+
+
+def _lib_frame(code, nxt):
+    """The frame string id of a library coroutine of code awaiting nxt, when learnt, else None.
+
+    Reading cr_frame makes a frame object that lives as long as the coroutine: one more container
+    for the garbage collector per walked task, since each sleep() or Lock.acquire() is a new
+    coroutine, and a read of thousands of them brought the application's collections forward
+    (docs/asyncio-agent.md, "Costs").  A function of asyncio or uvloop waits at one place per type
+    it awaits (sleep: its sleep(0) generator or its future), learnt from the first one walked."""
+    lasti = _lib_lasti.get((id(code), type(nxt)))
+    fid = None if lasti is None else S.frame_ids.get((id(code), lasti))
+    return fid if fid in _qual_of else None  # learnt from a walk, which named its frame
+
+
+def _learn(f, fid, nxt):
+    """After walking a library frame f (string id fid) awaiting nxt: where its kind waits."""
+    if fid != S.other_id and len(_lib_lasti) < MAX_INTERN:
+        _lib_lasti[(id(f.f_code), type(nxt))] = f.f_lasti
 
 
 def walk(task, timers):
@@ -135,17 +156,27 @@ def walk(task, timers):
     while obj is not None:
         tp = type(obj)
         if tp is _CORO:
-            f = obj.cr_frame
+            code = obj.cr_code
             nxt = obj.cr_await
+            lasti = _lib_lasti.get((id(code), type(nxt)))
+            if lasti is None:
+                f = obj.cr_frame
+                if f is None:
+                    break
+                lasti = f.f_lasti
         elif tp is _GEN:
-            f = obj.gi_frame
+            code = obj.gi_code
             nxt = obj.gi_yieldfrom
+            lasti = _lib_lasti.get((id(code), type(nxt)))
+            if lasti is None:
+                f = obj.gi_frame
+                if f is None:
+                    break
+                lasti = f.f_lasti
         else:
             break
-        if f is None:
-            break
-        key.append(id(f.f_code))
-        key.append(f.f_lasti)
+        key.append(id(code))
+        key.append(lasti)
         obj = nxt
     key.append(type(obj))
     key = tuple(key)
@@ -168,12 +199,15 @@ def _walk(task, timers):
     while obj is not None and len(chain) < MAX_WALK:
         chain.append(obj)
         tp = type(obj)
+        fid = None
         if tp is _CORO:
-            f = obj.cr_frame
             nxt = obj.cr_await
+            fid = _lib_frame(obj.cr_code, nxt)
+            f = obj.cr_frame if fid is None else None
         elif tp is _GEN:
-            f = obj.gi_frame
             nxt = obj.gi_yieldfrom
+            fid = _lib_frame(obj.gi_code, nxt)
+            f = obj.gi_frame if fid is None else None
         elif tp is _AGEN:
             f = obj.ag_frame
             nxt = obj.ag_await
@@ -192,11 +226,17 @@ def _walk(task, timers):
                 nxt = _inner(obj)
             else:
                 break  # a FutureIter (or a Future's own __await__): the bottom is _fut_waiter
-        if f is not None:
+        if fid is not None:  # a library frame already learnt: no frame object made
+            qn = _qual_of[fid][0]
+            frames.append(fid)
+            if lab is None:
+                lab = PRIMITIVES.get(qn)
+        elif f is not None:
             fid = _frame_id(f)
             qn, lib = _frame_info(fid, f.f_code)
             frames.append(fid)
             if lib:
+                _learn(f, fid, nxt)
                 if lab is None:
                     lab = PRIMITIVES.get(qn)
             else:
@@ -313,8 +353,8 @@ def _timed(task, timers):
         got = set()
         for h in list(getattr(loop, "_scheduled", ())):  # one C call: atomic under the GIL
             cb = getattr(h, "_callback", None)
-            if getattr(cb, "__code__", None) is _TIMER_CODE:  # our call_at wrapper: look inside
-                cb = next((x.cell_contents for x in cb.__closure__ if callable(x.cell_contents)), None)
+            if type(cb) is _Timer:  # our call_at wrapper: look inside
+                cb = cb.cb
             owner = getattr(cb, "__self__", None)
             t = getattr(owner, "_task", None)
             if t is not None:

@@ -30,7 +30,7 @@ class State:
         self.tids = itertools.count(1)  # own task ids (atomic under the GIL, never reused)
         self.live = {}  # tid -> Rec, unfinished tasks
         self.recs = {}  # id(task) -> Rec, every task with a record that still exists
-        self.due = None  # (loop, due ns) while a timer callback runs on that loop (_timers)
+        self.due = None  # the _timers.Timer (loop, due ns) whose callback runs on that loop
         self.ring = collections.deque()  # finished Recs, oldest first
         self.ring_cap = 4096
         self.finished_total = 0
@@ -78,15 +78,21 @@ class State:
 
     # -- interning ---------------------------------------------------------------------------
 
+    def _clip(self, text):
+        """A new text as it is interned: None when the table is full (the caller answers
+        other_id), else the text cut at MAX_NAME bytes on a character boundary."""
+        if len(self.strings) >= MAX_INTERN:
+            self.overflow = True
+            return None
+        b = text.encode("utf-8", "replace")
+        return b[:MAX_NAME].decode("utf-8", "ignore") if len(b) > MAX_NAME else text
+
     def intern_str(self, text):
         sid = self.str_ids.get(text)
         if sid is None:
-            if len(self.strings) >= MAX_INTERN:
-                self.overflow = True
+            text = self._clip(text)
+            if text is None:
                 return self.other_id
-            b = text.encode("utf-8", "replace")
-            if len(b) > MAX_NAME:
-                text = b[:MAX_NAME].decode("utf-8", "ignore")
             sid = next(self.str_next)
             self.strings[sid] = text
             self.str_ids[text] = sid
@@ -98,15 +104,12 @@ class State:
         or a thread that has the same text; an id is never given to another text."""
         sid = self.name_ids.get(text)
         if sid is None:
-            if len(self.strings) >= MAX_INTERN:
-                self.overflow = True
+            text = self._clip(text)
+            if text is None:
                 return self.other_id
-            b = text.encode("utf-8", "replace")
-            if len(b) > MAX_NAME:
-                text = b[:MAX_NAME].decode("utf-8", "ignore")
-                sid = self.name_ids.get(text)
-                if sid is not None:
-                    return sid
+            sid = self.name_ids.get(text)  # a long name cut to one already interned
+            if sid is not None:
+                return sid
             sid = next(self.str_next)
             self.strings[sid] = text
             self.name_ids[text] = sid

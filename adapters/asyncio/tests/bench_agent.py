@@ -1,5 +1,6 @@
 """Benchmark of the asyncio agent (run by `make bench`): python3 bench_agent.py [--quick]
 [--storm] [--uvloop] [--asynctop=BINARY] (the stall read by asynctop's own reader too)
+[--stall-only] [--no-python-reader]
 
 Prints, each against a run without the agent in the same invocation:
   - the added cost per task step (bare-yield path and future-wake path) and per spawned task
@@ -107,7 +108,7 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
 
     d = tempfile.mkdtemp(prefix="asynctop-bench-")
     env = dict(os.environ, XDG_RUNTIME_DIR=d, STALL_TASKS=str(ntasks), STALL_SECONDS=str(secs),
-               STALL_SAMPLES="1")
+               STALL_SAMPLES="1", STALL_GC="1")
     env.pop("ASYNCTOP_SOCKET", None)
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "workload.py"), "stall"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -158,13 +159,28 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
     r.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
-    got = {"quiet": [], "reading": [], "reads": reads}
-    for t0, late in json.loads(rest)["samples"]:
+    truth = json.loads(rest)
+    got = {"quiet": [], "reading": [], "reads": reads, "phases": phases, "truth": truth}
+    for t0, late in truth["samples"]:
         for a, b, rd in phases:
             if a <= t0 < b:
                 got["reading" if rd else "quiet"].append(late)
                 break
     return got
+
+
+def _collections(g, reading):
+    """The garbage collections of a stall run's quiet or reading phases, as the bench prints them."""
+    spans = [(a, b) for a, b, rd in g["phases"] if rd == reading]
+    secs = sum(b - a for a, b in spans) / 1e9
+    got = [x for x in g["truth"].get("gc", ()) if any(a <= x[0] < b for a, b in spans)]
+    if not secs:
+        return "no phase"
+    per = [sum(1 for x in got if x[2] == gen) / secs for gen in (0, 1, 2)]
+    return ("collections per s: %.1f young, %.1f middle, %.2f full; they held the loop %.0f ms a "
+            "second (CPU), %.0f of it on the agent's thread; longest %.0f ms"
+            % (per[0], per[1], per[2], sum(x[4] for x in got) / 1e6 / secs,
+               sum(x[4] for x in got if not x[3]) / 1e6 / secs, max((x[4] for x in got), default=0) / 1e6))
 
 
 def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
@@ -175,7 +191,7 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
     Returns {"quiet": lateness list, "reading": lateness list}."""
     d = tempfile.mkdtemp(prefix="asynctop-bench-")
     env = dict(os.environ, XDG_RUNTIME_DIR=d, STALL_TASKS=str(ntasks), STALL_SECONDS=str(secs),
-               STALL_SAMPLES="1")
+               STALL_SAMPLES="1", STALL_GC="1")
     env.pop("ASYNCTOP_SOCKET", None)
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "workload.py"), "stall"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -215,8 +231,9 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
     p.stdout.close()
     if word != "done":
         raise SystemExit("bench: the stall workload said %r" % word)
-    got = {"quiet": [], "reading": []}
-    for t0, late in json.loads(rest)["samples"]:
+    truth = json.loads(rest)
+    got = {"quiet": [], "reading": [], "phases": phases, "truth": truth}
+    for t0, late in truth["samples"]:
         for a, b, rd in phases:
             if a <= t0 < b:
                 got["reading" if rd else "quiet"].append(late)
@@ -329,6 +346,18 @@ def main():
         return _child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5] == "1")
     if sys.argv[1:2] == ["--storm-child"]:
         return _storm_child()
+    if "--stall-only" not in sys.argv:
+        per_op_figures()
+    stall_figures()
+    if "--storm" in sys.argv:
+        storm()
+        n = 1_000_000
+        slices, longest, whole, live, _ = live_first_read(n)
+        print("  first read of %d live tasks: %d slices, longest %.2f s (reply timeout 2 s), whole %.1f s, "
+              "%d live tasks received" % (n, slices, longest, whole, live))
+
+
+def per_op_figures():
     reps = 3 if QUICK else 5
     sizes = {"sleep0": 20_000 if QUICK else 50_000, "future": 20_000 if QUICK else 50_000,
              "spawn": 5_000 if QUICK else 20_000}
@@ -349,9 +378,14 @@ def main():
             b, a = min(x[i] for x in got[(k, 0)]) / 1e3, min(x[i] for x in got[(k, 1)]) / 1e3
             cols.append("%6.2f / %6.2f / %+5.2f µs" % (b, a, a - b))
         print("  %-24s %-28s %-28s ≤ %.0f µs added" % (label, cols[0], cols[1], AIMS[k]))
+
+
+def stall_figures():
     secs = 10 if QUICK else 20
     binary = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--asynctop=")), None)
-    runs = [(n, aim, "Python") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
+    runs = []
+    if "--no-python-reader" not in sys.argv:
+        runs += [(n, aim, "Python") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
     if binary:
         runs += [(n, aim, "asynctop") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
     for n, aim, reader in runs:
@@ -372,15 +406,11 @@ def main():
         ratio = lambda a, b: a / b if b > 0 else float("inf")  # noqa: E731
         print("    reading / quiet: median ×%.2f (%+.2f ms)  p99 ×%.2f (%+.2f ms)" % (
             ratio(w[0], q[0]), w[0] - q[0], ratio(w[1], q[1]), w[1] - q[1]))
+        for name, reading in (("quiet", False), ("reading", True)):
+            print("    %-8s %s" % (name, _collections(g, reading)))
         if g["reads"]:
             print("    reads: %d, ms: median %.0f  max %.0f" % (
                 len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))
-    if "--storm" in sys.argv:
-        storm()
-        n = 1_000_000
-        slices, longest, whole, live, _ = live_first_read(n)
-        print("  first read of %d live tasks: %d slices, longest %.2f s (reply timeout 2 s), whole %.1f s, "
-              "%d live tasks received" % (n, slices, longest, whole, live))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,15 @@
 retired once no task the reader keeps bears it, so neither the reader's table nor the agent's own
 grows with every name ever seen."""
 
+import os
+import sys
 import unittest
 
 from agentcase import AgentCase, Child
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from asynctop_agent import _state  # noqa: E402
 
 
 class Names(AgentCase):
@@ -33,6 +39,23 @@ class Names(AgentCase):
         self.assertFalse([s for s in r.strings.values() if s.startswith("n-")])
         # The agent forgets names no record bears once they outnumber its records.
         self.assertLess(truth["name_ids"], 8000)
+
+
+class Clip(unittest.TestCase):
+    def test_texts_and_names_are_cut_and_capped_alike(self):
+        # A fresh State, not the agent's: importing the agent installs nothing.
+        st = _state.State()
+        st.init_sentinels()
+        long = "a" + "é" * _state.MAX_NAME  # 2 bytes a character: the cut falls inside one
+        for intern in (st.intern_str, st.intern_name):
+            self.assertEqual(st.strings[intern(long)], "a" + "é" * (_state.MAX_NAME // 2 - 1))
+        # Two names that differ only past the cut are one name.
+        self.assertEqual(st.intern_name(long + "a"), st.intern_name(long + "b"))
+        while len(st.strings) < _state.MAX_INTERN:
+            st.strings[-len(st.strings)] = "filler"
+        self.assertEqual(st.intern_str("new text"), st.other_id)
+        self.assertEqual(st.intern_name("new name"), st.other_id)
+        self.assertTrue(st.overflow)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from asynctop_agent import _server  # noqa: E402
+from asynctop_agent import _server, _wire  # noqa: E402
 from asynctop_agent._core import DONE, IDLE, RUNNING  # noqa: E402
 
 import client  # noqa: E402
@@ -54,19 +54,19 @@ class Pack(unittest.TestCase):
         parts, out = [], []
         srv._pack(Conn(), Moving(later), False, parts, out)
         self.assertEqual(len(parts), 1)
-        return client.Task(_server.TASK.unpack(parts[0]))
+        return client.Task(_wire.TASK.unpack(parts[0]))
 
     def test_a_task_that_ran_meanwhile_is_parked_nowhere(self):
         for later in (RUNNING, DONE):
             t = self.packed(later)
             self.assertEqual(t.state, later)
             self.assertEqual(t.parked, 0)
-            self.assertEqual(t.flags & _server.F_NO_WAKER, 0)
+            self.assertEqual(t.flags & _wire.F_NO_WAKER, 0)
 
     def test_a_task_still_parked_keeps_its_stack(self):
         t = self.packed(IDLE)
         self.assertEqual((t.state, t.parked), (IDLE, 7))
-        self.assertEqual(t.flags & _server.F_NO_WAKER, _server.F_NO_WAKER)
+        self.assertEqual(t.flags & _wire.F_NO_WAKER, _wire.F_NO_WAKER)
 
 
 if __name__ == "__main__":

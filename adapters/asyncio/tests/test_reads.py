@@ -77,6 +77,30 @@ class Churn(AgentCase):
         c.finish()
 
 
+class Collector(AgentCase):
+    def test_a_steady_read_makes_nothing_for_the_collector(self):
+        """A read of tasks that stepped since the last one allocates no container that outlives
+        it.  Reading each new sleep()'s frame object (one per walked task, alive until the sleep
+        ends) brought the application's garbage collections forward, and a collection over a
+        loop's thousands of pending timers holds it for tens of ms.  The loop stands still during
+        each read, so the count moves only by what the read made."""
+        c = Child(self, "gcread")
+        r = self.reader(c.path)
+        r.read()
+        c.send("go")
+        sent = []
+        truth = c.until_done(on_mark=lambda _: sent.append(r.read().end["task_records"]))
+        c.finish()
+        self.assertEqual(len(truth["reads"]), 3)
+        # The first read of a task makes its own coroutine's frame object, which then lasts as
+        # long as the task; the later ones make none.
+        for (moved, collections), n in list(zip(truth["reads"], sent))[1:]:
+            self.assertGreaterEqual(n, 2000, "every task stepped since the last read")
+            self.assertLess(moved, 200, "a read of %d records left %d new containers" % (n, moved))
+            self.assertEqual(collections, [], "collections on the agent's thread")
+        print("\n  containers left by each read: %s" % [m for m, _ in truth["reads"]], file=sys.stderr)
+
+
 class Stall(AgentCase):
     def test_reads_do_not_stall_the_loop(self):
         """The ticker's lateness while the agent is read against the quiet phases of the same run:

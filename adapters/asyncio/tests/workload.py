@@ -619,8 +619,24 @@ def case_stall():
     """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
     in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
     late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares.  With
-    STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line."""
+    STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line.
+    With STALL_GC set, the truth lists every garbage collection (the bench prints them by phase)."""
+    import gc
     import random
+
+    # With STALL_GC set, each collection: (start ns, wall ns, generation, on the loop thread, CPU ns).
+    gcs = []
+    began = [0, 0]
+
+    def on_gc(phase, info):
+        if phase == "start":
+            began[0], began[1] = now(), time.thread_time_ns()
+        else:
+            on_loop = threading.current_thread() is threading.main_thread()
+            gcs.append((began[0], now() - began[0], info["generation"], on_loop, time.thread_time_ns() - began[1]))
+
+    if os.environ.get("STALL_GC"):
+        gc.callbacks.append(on_gc)
 
     async def main():
         n = int(os.environ.get("STALL_TASKS", "10000"))
@@ -648,11 +664,62 @@ def case_stall():
             at.append(t0)
         if os.environ.get("STALL_SAMPLES"):
             truth["samples"] = list(zip(at, late))
+        if os.environ.get("STALL_GC"):
+            truth["gc"] = list(gcs)
         late.sort()
         truth["late_max"] = late[-1]
         truth["late_p99"] = late[len(late) * 99 // 100]
         truth["late_p50"] = late[len(late) // 2]
         truth["ticks"] = len(late)
+        stop.append(1)
+        for w in ws:
+            w.cancel()
+        await asyncio.gather(*ws, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def case_gcread():
+    """2 000 tasks that keep waking (every 20-60 ms); three times, once every task has woken since
+    the last read, the loop stops (blocked on stdin, so nothing of the application allocates) while the
+    test reads: how far each read moved the collector's youngest-generation count, and the
+    collections it triggered on the agent's thread."""
+    import gc
+    import random
+
+    agent_gcs = []
+
+    def on_gc(phase, info):
+        if phase == "stop" and threading.current_thread() is not threading.main_thread():
+            agent_gcs.append(info["generation"])
+
+    async def main():
+        stop = []
+        woke = set()  # tasks that woke since the last read
+        all_woke = asyncio.Event()
+
+        async def waker(i):
+            rnd = random.Random(i)
+            while not stop:
+                await asyncio.sleep(0.02 + 0.04 * rnd.random())
+                woke.add(i)
+                if len(woke) == 2000:
+                    all_woke.set()
+
+        ws = [asyncio.create_task(waker(i)) for i in range(2000)]
+        truth["reads"] = []
+        gc.callbacks.append(on_gc)
+        for _ in range(3):
+            woke.clear()
+            all_woke.clear()
+            await all_woke.wait()
+            gc.collect()
+            del agent_gcs[:]
+            c0 = gc.get_count()[0]
+            say("mark", "blocked")
+            wait_line("ok")  # on the loop thread: the loop stands still while the test reads
+            truth["reads"].append((gc.get_count()[0] - c0, list(agent_gcs)))
+        gc.callbacks.remove(on_gc)
         stop.append(1)
         for w in ws:
             w.cancel()
