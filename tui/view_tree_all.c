@@ -1,7 +1,18 @@
-/* Expand-all counted from the window's stacks; the mark handed down. */
+/* The rows shown under frames: summed up from callees, and counted
+ * from the window's stacks for expand-all; the mark handed down. */
 #include "tui/view_tree_all.h"
 
 #include "model/alloc.h"
+#include "tui/tree_parts.h"
+
+void tree_sum_below(struct tree *t, const uint32_t *seen, size_t ns)
+{
+	while (ns-- > 1) {
+		const struct tree_node *n = &t->nodes[seen[ns]];
+
+		t->nodes[n->parent].below += 1 + n->below;
+	}
+}
 
 /* fresh: in rows sorted frame by frame (a prefix first), the frames row r
  * adds to the tree are its frames past the prefix it shares with row
