@@ -6,6 +6,9 @@
 
 /* Up to this many callees, a frame the flame lays out gets them all. */
 #define WIDE_FEW 64
+/* From this many callees, each a row of its own without callees, a frame
+ * makes nodes only for those a walk reaches (leafy). */
+#define LEAFY_MIN 64
 
 static uint64_t path_hash(uint64_t parent, uint32_t frame)
 {
@@ -14,7 +17,8 @@ static uint64_t path_hash(uint64_t parent, uint32_t frame)
 	return h ^ (h >> 29);
 }
 
-static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
+/* A node of frame under parent, not linked among its callees. */
+static uint32_t make_node(struct tree *t, uint32_t parent, uint32_t frame)
 {
 	struct tree_node *p, *n;
 	uint32_t id;
@@ -41,6 +45,17 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 	n->path = path_hash(p->path, frame);
 	n->expanded = tree_paths_has(&t->open, n->path);
 	n->all = tree_paths_has(&t->open_all, n->path);
+	return id;
+}
+
+static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
+{
+	uint32_t id = make_node(t, parent, frame);
+	struct tree_node *p;
+
+	if (id == TREE_NONE || parent == TREE_NONE)
+		return id;
+	p = &t->nodes[parent];
 	if (p->last_child == TREE_NONE)
 		p->first_child = id;
 	else
@@ -85,17 +100,127 @@ enum status tree_build_root(struct tree *t, const struct window *w)
 	return STATUS_OK;
 }
 
-/* Forgets the callees a wide build made (they stay in nodes, unlinked,
- * until the tree is built again). */
-static void unlink_wide(struct tree_node *n)
+/* Forgets the callees a wide build made, or the rows a leafy node stood
+ * for (the nodes made stay in nodes, unlinked, until the tree is built
+ * again; the selection among them is found again by its position). */
+static void unlink_callees(struct tree *t, uint32_t node)
 {
-	if (!n->wide)
+	struct tree_node *n = &t->nodes[node];
+
+	if (!n->wide && !n->leafy)
 		return;
+	if (n->leafy && t->sel_node != TREE_NONE &&
+	    t->nodes[t->sel_node].parent == node)
+		t->sel_node = TREE_NONE;
 	n->first_child = n->last_child = TREE_NONE;
 	n->nchild = 0;
 	n->branches = 0;
 	n->order = 0;
-	n->wide = false;
+	n->wide = n->leafy = false;
+}
+
+/* Whether the rows of node (LEAFY_MIN or more) each end in a callee of
+ * their own, but those ending at node; *n the callees. */
+static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
+{
+	const struct tree_node *nd = &t->nodes[node];
+	uint32_t depth = nd->depth, last = TREE_NONE, k = 0;
+
+	if (nd->r1 - nd->r0 < LEAFY_MIN)
+		return false;
+	for (uint32_t r = nd->r0; r < nd->r1; r++) {
+		uint32_t d = t->rowd[r];
+
+		if (d <= depth) /* the node's own figures */
+			continue;
+		if (d > depth + 1 || t->rowf[r][depth] == last)
+			return false;
+		last = t->rowf[r][depth];
+		k++;
+	}
+	*n = k;
+	return k >= LEAFY_MIN;
+}
+
+enum status tree_callees(struct tree *t, uint32_t node)
+{
+	struct tree_node *n = &t->nodes[node];
+	uint32_t k = 0;
+
+	if (n->built || n->leafy || !t->w)
+		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	if (!rows_leafy(t, node, &k))
+		return tree_children(t, node);
+	if (mem_grow(&t->leaf_of, &t->leaf_cap, t->w->nrows + 1,
+	             sizeof(*t->leaf_of)))
+		return STATUS_NOMEM;
+	unlink_callees(t, node);
+	n = &t->nodes[node];
+	for (uint32_t r = n->r0; r < n->r1; r++)
+		t->leaf_of[r] = TREE_NONE;
+	n->leafy = true;
+	n->nchild = k;
+	n->nsorted = n->ntail = 0;
+	return STATUS_OK;
+}
+
+uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
+{
+	uint32_t id = t->leaf_of[r];
+	struct tree_node *c;
+
+	if (id < t->n && t->nodes[id].leaf && t->nodes[id].parent == node &&
+	    t->nodes[id].r0 == r)
+		return id;
+	id = make_node(t, node, t->rowf[r][t->nodes[node].depth]);
+	if (id == TREE_NONE)
+		return TREE_NONE;
+	c = &t->nodes[id];
+	c->r0 = r;
+	c->r1 = r + 1;
+	c->leaf = true;
+	c->rank_order = 0;
+	c->m = t->w->rows[r].m;
+	c->tasks = t->w->rows[r].tasks;
+	t->leaf_of[r] = id;
+	return id;
+}
+
+/* Whether every row of node (not the root, whose sums are the window's)
+ * goes on into one callee: none ends at node (a prefix sorts first), and
+ * the first and the last share the frame after it, so all between do. */
+static bool one_callee(const struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+
+	return node && n->r0 < n->r1 && t->rowd[n->r0] > n->depth &&
+	       t->rowf[n->r0][n->depth] == t->rowf[n->r1 - 1][n->depth];
+}
+
+/* The one callee of node (one_callee): its rows and sums are the node's,
+ * not read again; it has callees when the last row goes deeper (if any
+ * row does, the one ending at the callee sorts first).  STATUS_NOMEM. */
+static enum status only_callee(struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1;
+	uint32_t c = new_node(t, node, t->rowf[r0][depth]);
+	struct tree_node *cn;
+
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
+	cn = &t->nodes[c];
+	cn->r0 = r0;
+	cn->r1 = r1;
+	cn->kids = t->rowd[r1 - 1] > depth + 1;
+	cn->m = n->m;
+	cn->tasks = n->tasks;
+	t->nodes[node].branches = cn->kids;
+	t->nodes[node].built = true;
+	return STATUS_OK;
 }
 
 enum status tree_children(struct tree *t, uint32_t node)
@@ -107,7 +232,9 @@ enum status tree_children(struct tree *t, uint32_t node)
 		return STATUS_OK;
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
-	unlink_wide(&t->nodes[node]);
+	unlink_callees(t, node);
+	if (one_callee(t, node))
+		return only_callee(t, node);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
 		const uint32_t *f = t->rowf[r];
@@ -180,7 +307,7 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 		return STATUS_OK;
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
-	unlink_wide(&t->nodes[node]);
+	unlink_callees(t, node);
 	/* each callee is a run of rows with the same frame at depth; only
 	 * the weighting is summed here, the rest for the nodes made */
 	while (r < r1) {
@@ -229,7 +356,7 @@ enum status tree_wide_children(struct tree *t, uint32_t node,
 enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
                            uint64_t min, const struct tree_run *runs, size_t n)
 {
-	unlink_wide(&t->nodes[node]);
+	unlink_callees(t, node);
 	/* out of memory half way, the next call unlinks what was made */
 	t->nodes[node].wide = true;
 	t->nodes[node].wide_metric = metric;

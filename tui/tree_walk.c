@@ -10,8 +10,9 @@
  * shown (a walk of the list reads a node per callee, scattered). */
 #define RANKED_MIN 64
 
-/* Sorts the callees of node (built) into the order shown, once per
- * order.  STATUS_NOMEM. */
+/* Sorts the callees of node into the order shown, once per order (a
+ * leafy node's first page only); makes them first when the flame left
+ * only its wide ones.  STATUS_NOMEM. */
 static enum status sort_children(struct tree *t, uint32_t node)
 {
 	struct tree_node *n;
@@ -19,9 +20,12 @@ static enum status sort_children(struct tree *t, uint32_t node)
 	size_t k = 0;
 
 	/* a walk reaches it: its callees take the mark it holds */
-	if (tree_all_hand_down(t, node) != STATUS_OK)
+	if (tree_all_hand_down(t, node) != STATUS_OK ||
+	    tree_callees(t, node) != STATUS_OK)
 		return STATUS_NOMEM;
 	n = &t->nodes[node];
+	if (n->leafy)
+		return tree_leafy_order(t, node, 0);
 	if (n->order == t->order)
 		return STATUS_OK;
 	if (mem_grow(&t->keys, &t->keys_cap, n->nchild + 1, sizeof(*t->keys)) ||
@@ -90,6 +94,8 @@ uint32_t tree_row(struct tree *t, size_t i)
 
 		if (sort_children(t, p) != STATUS_OK)
 			return TREE_NONE;
+		if (t->nodes[p].leafy) /* one row each */
+			return tree_leafy_at(t, p, i);
 		if (one_row_each(t, p))
 			return i < t->nodes[p].nchild
 			           ? t->ranked[t->nodes[p].ranked + i]
@@ -109,16 +115,32 @@ uint32_t tree_row(struct tree *t, size_t i)
 	}
 }
 
+/* The callee of node's caller shown after node, TREE_NONE after the last
+ * (or out of memory). */
+static uint32_t sibling_after(struct tree *t, uint32_t node)
+{
+	uint32_t p = t->nodes[node].parent;
+
+	if (!t->nodes[node].leaf || !t->nodes[p].leafy)
+		return t->nodes[node].next_sorted;
+	return tree_leafy_at(t, p, (size_t)tree_leafy_rank(t, node) + 1);
+}
+
 uint32_t tree_next_row(struct tree *t, uint32_t node)
 {
 	if (tree_open(t, node) && t->nodes[node].below) {
 		if (sort_children(t, node) != STATUS_OK)
 			return TREE_NONE;
-		return t->nodes[node].first_sorted;
+		return t->nodes[node].leafy ? tree_leafy_at(t, node, 0)
+		                            : t->nodes[node].first_sorted;
 	}
-	while (node && t->nodes[node].next_sorted == TREE_NONE)
-		node = t->nodes[node].parent;
-	return node ? t->nodes[node].next_sorted : TREE_NONE;
+	for (; node; node = t->nodes[node].parent) {
+		uint32_t next = sibling_after(t, node);
+
+		if (next != TREE_NONE)
+			return next;
+	}
+	return TREE_NONE;
 }
 
 size_t tree_row_of(struct tree *t, uint32_t node)
@@ -130,7 +152,9 @@ size_t tree_row_of(struct tree *t, uint32_t node)
 
 		if (sort_children(t, p) != STATUS_OK)
 			return SIZE_MAX;
-		if (one_row_each(t, p))
+		if (t->nodes[p].leafy)
+			i += tree_leafy_rank(t, node);
+		else if (one_row_each(t, p))
 			i += t->nodes[node].rank;
 		else
 			for (uint32_t c = t->nodes[p].first_sorted;

@@ -36,6 +36,7 @@ void tree_fini(struct tree *t)
 	mem_free(t->seen);
 	mem_free(t->rowf);
 	mem_free(t->rowd);
+	mem_free(t->leaf_of);
 	tree_init(t);
 }
 
@@ -55,13 +56,44 @@ static void scroll(struct tree *t)
  * STATUS_NOMEM. */
 static enum status callees(struct tree *t, uint32_t node)
 {
-	if (t->nodes[node].built)
+	if (t->nodes[node].built || t->nodes[node].leafy)
 		return STATUS_OK;
-	if (tree_children(t, node) != STATUS_OK ||
+	if (tree_callees(t, node) != STATUS_OK ||
 	    mem_grow(&t->stack, &t->stack_cap, t->n + 1, sizeof(*t->stack)) ||
 	    mem_grow(&t->seen, &t->seen_cap, t->n + 1, sizeof(*t->seen)))
 		return STATUS_NOMEM;
 	return STATUS_OK;
+}
+
+/* The selection among the callees of leafy node, made a node;
+ * TREE_NONE when it is not there (or out of memory). */
+static uint32_t leaf_selected(struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+
+	for (uint32_t r = n->r0; r < n->r1; r++) {
+		if (t->rowd[r] > n->depth &&
+		    t->rowf[r][n->depth] == t->sel_frame) {
+			uint32_t id = tree_leaf(t, node, r);
+
+			return id != TREE_NONE &&
+			               t->nodes[id].path == t->sel_path
+			           ? id
+			           : TREE_NONE;
+		}
+	}
+	return TREE_NONE;
+}
+
+/* Selects node id (shown), by its path and where it is found again. */
+static void select_node(struct tree *t, uint32_t id)
+{
+	const struct tree_node *n = &t->nodes[id];
+
+	t->sel_node = id;
+	t->sel_path = n->path;
+	t->sel_up = t->nodes[n->parent].path;
+	t->sel_frame = n->frame;
 }
 
 /* Counts the rows under each shown node, making the callees of the
@@ -93,6 +125,13 @@ static enum status count(struct tree *t)
 		}
 		if (callees(t, id) != STATUS_OK)
 			return STATUS_NOMEM;
+		if (t->nodes[id].leafy) { /* one row each, found by its frame */
+			t->nodes[id].below = t->nodes[id].nchild;
+			if (t->sel_node == TREE_NONE &&
+			    t->nodes[id].path == t->sel_up)
+				t->sel_node = leaf_selected(t, id);
+			continue;
+		}
 		for (uint32_t c = t->nodes[id].first_child; c != TREE_NONE;
 		     c = t->nodes[c].next_sibling)
 			t->stack[sp++] = c;
@@ -118,11 +157,12 @@ static enum status place(struct tree *t)
 	}
 	if (t->sel >= t->nshown)
 		t->sel = t->nshown ? t->nshown - 1 : 0;
-	t->sel_node = t->nshown ? tree_row(t, t->sel) : TREE_NONE;
-	if (t->nshown && t->sel_node == TREE_NONE)
+	id = t->nshown ? tree_row(t, t->sel) : TREE_NONE;
+	if (t->nshown && id == TREE_NONE)
 		return STATUS_NOMEM;
-	if (t->sel_node != TREE_NONE)
-		t->sel_path = t->nodes[t->sel_node].path;
+	t->sel_node = TREE_NONE;
+	if (id != TREE_NONE)
+		select_node(t, id);
 	scroll(t);
 	t->nview = 0;
 	if (mem_grow(&t->view, &t->view_cap, t->page + 1, sizeof(*t->view)))
@@ -200,7 +240,7 @@ void tree_move(struct tree *t, long delta)
 		             : t->sel + (size_t)delta;
 	t->sel_node = tree_row(t, t->sel);
 	if (t->sel_node != TREE_NONE)
-		t->sel_path = t->nodes[t->sel_node].path;
+		select_node(t, t->sel_node);
 	scroll(t);
 }
 
@@ -294,7 +334,6 @@ void tree_collapse(struct tree *t)
 		return;
 	}
 	if (n->parent != TREE_NONE && n->parent != 0) {
-		t->sel_path = t->nodes[n->parent].path;
-		t->sel_node = n->parent;
+		select_node(t, n->parent);
 	}
 }

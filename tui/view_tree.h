@@ -50,6 +50,16 @@ struct tree_node {
 	 * a row among callees of one row each is found without a walk */
 	uint32_t ranked, rank;
 	uint32_t branches; /* its callees with callees, once built */
+	/* its callees are its rows, one each, none with callees, and no
+	 * nodes but those a walk reaches (leaf, by tree_leaf): nchild
+	 * counts them, the first nsorted and the last ntail in the order
+	 * shown are in ranked (by row), selected rather than all sorted */
+	bool leafy;
+	uint32_t nsorted, ntail;
+	uint32_t ranked_order; /* the order its room in ranked is for */
+	/* a leafy frame's callee: rank is its place for order rank_order */
+	bool leaf;
+	uint32_t rank_order;
 	/* the rows shown under it (0 when collapsed), counted when the
 	 * expansion changes, so a row is found in O(depth) */
 	uint32_t below;
@@ -83,6 +93,13 @@ struct tree {
 	/* the paths expanded, those marked all, and the selected one */
 	struct tree_paths open, open_all;
 	uint64_t sel_path;
+	/* the selection's caller's path and its frame: a new window finds it
+	 * among the rows of a leafy frame */
+	uint64_t sel_up;
+	uint32_t sel_frame;
+	/* the node made for a leafy frame's row (checked: it may be stale) */
+	uint32_t *leaf_of;
+	size_t leaf_cap;
 	/* private scratch of the sorts */
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;

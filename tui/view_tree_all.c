@@ -70,7 +70,7 @@ enum status tree_all_hand_down(struct tree *t, uint32_t node)
 {
 	if (!t->nodes[node].all)
 		return STATUS_OK;
-	if (fresh(t) != STATUS_OK || tree_children(t, node) != STATUS_OK)
+	if (fresh(t) != STATUS_OK || tree_callees(t, node) != STATUS_OK)
 		return STATUS_NOMEM;
 	/* callees without callees take no mark: not one visited */
 	for (uint32_t c = t->nodes[node].branches ? t->nodes[node].first_child
