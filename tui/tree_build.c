@@ -188,15 +188,28 @@ uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
 	return id;
 }
 
-/* Whether every row of node (not the root, whose sums are the window's)
- * goes on into one callee: none ends at node (a prefix sorts first), and
- * the first and the last share the frame after it, so all between do. */
+/* Whether node's sums are those of its rows: the root's are the window's,
+ * summed without wrapping (saturated), the same unless one saturated. */
+static bool sums_exact(const struct tree *t, uint32_t node)
+{
+	if (node)
+		return true;
+	for (int i = 0; i < METRIC_COUNT; i++)
+		if (t->w->total.v[i] == UINT64_MAX)
+			return false;
+	return t->w->tasks != UINT64_MAX;
+}
+
+/* Whether every row of node goes on into one callee: none ends at node
+ * (a prefix sorts first), and the first and the last share the frame
+ * after it, so all between do. */
 static bool one_callee(const struct tree *t, uint32_t node)
 {
 	const struct tree_node *n = &t->nodes[node];
 
-	return node && n->r0 < n->r1 && t->rowd[n->r0] > n->depth &&
-	       t->rowf[n->r0][n->depth] == t->rowf[n->r1 - 1][n->depth];
+	return n->r0 < n->r1 && t->rowd[n->r0] > n->depth &&
+	       t->rowf[n->r0][n->depth] == t->rowf[n->r1 - 1][n->depth] &&
+	       sums_exact(t, node);
 }
 
 /* The one callee of node (one_callee): its rows and sums are the node's,

@@ -37,6 +37,12 @@ void tree_fini(struct tree *t)
 	mem_free(t->rowf);
 	mem_free(t->rowd);
 	mem_free(t->leaf_of);
+	mem_free(t->stacks);
+	mem_free(t->prev.rowf);
+	mem_free(t->prev.rowd);
+	mem_free(t->prev.frames);
+	mem_free(t->prev.stacks);
+	mem_free(t->prev.index);
 	tree_init(t);
 }
 

@@ -122,6 +122,22 @@ struct tree {
 	size_t fresh_cap;
 	bool fresh_ok;
 	bool rows_known; /* rowf, rowd and frames are made (tree_rows_make) */
+	/* the stack of each row, and whether its frames were copied: the
+	 * next window's rows take the frames of the stacks they share from
+	 * this copy (prev, after a swap) rather than from the model */
+	uint32_t *stacks;
+	size_t stacks_cap, ncopied;
+	bool copied;
+	struct tree_prev {
+		const uint32_t **rowf;
+		uint32_t *rowd, *frames, *stacks;
+		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
+		/* its rows by stack (open addressing, stack << 32 | row),
+		 * made at the first stack not found in turn */
+		uint64_t *index;
+		size_t index_cap, mask;
+		bool indexed;
+	} prev;
 };
 
 void tree_init(struct tree *t);
@@ -141,7 +157,9 @@ enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
 /* Looks every row's frames up into rowf and rowd and copies them side by
- * side into frames, once per window: every reader of rowf, rowd, frames
+ * side into frames, once per window (a stack the window before had comes
+ * from that window's copy, only new stacks from the model's): every
+ * reader of rowf, rowd, frames
  * or fresh calls it first (the scans of rows want them all; the flame's
  * binary searches look the few rows they read up with tree_rows_frames).
  * STATUS_NOMEM.  tree_rows.c. */
