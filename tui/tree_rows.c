@@ -8,6 +8,8 @@
 /* The most frames a window's rows copy side by side (64 MiB); past it
  * the rows point into the model's stacks. */
 #define FRAMES_MAX ((size_t)1 << 24)
+/* How far on a stack of the window before is looked for in turn. */
+#define PREV_NEAR 64
 
 /* Copies the rows' frames side by side in row order and points rowf at
  * the copy: the scans of rows under a frame then read them in turn
@@ -54,6 +56,7 @@ static void keep_prev(struct tree *t, size_t n)
 	c = t->stacks_cap, t->stacks_cap = p->stacks_cap, p->stacks_cap = c;
 	p->n = n;
 	p->indexed = false;
+	p->far = 0;
 }
 
 static size_t slot_of(uint32_t stack, size_t mask)
@@ -86,16 +89,27 @@ static bool index_prev(struct tree_prev *p)
 }
 
 /* The row of the window before with stack, UINT32_MAX when none: the one
- * after the last found (*at) when it is (the rows of both are in stack
- * text order, most stacks in both), else by the index. */
+ * after the last found (*at) when it is, or a few rows on (the rows of
+ * both are in stack text order, most stacks in both: a stack gone from
+ * between), else, once the stacks not found so near are more than a few
+ * (new ones, or the window before's rows left far behind), by the
+ * index. */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 {
 	size_t i;
 
 	if (*at < p->n && p->stacks[*at] == stack)
 		return (uint32_t)(*at)++;
-	if (!p->n || (!p->indexed && !index_prev(p)))
-		return UINT32_MAX;
+	if (!p->indexed) {
+		for (i = *at + 1; i < p->n && i <= *at + PREV_NEAR; i++) {
+			if (p->stacks[i] == stack) {
+				*at = i + 1;
+				return (uint32_t)i;
+			}
+		}
+		if (++p->far <= p->n / 8 || !index_prev(p))
+			return UINT32_MAX;
+	}
 	for (i = slot_of(stack, p->mask); p->index[i] != UINT64_MAX;
 	     i = (i + 1) & p->mask) {
 		if ((uint32_t)(p->index[i] >> 32) == stack) {

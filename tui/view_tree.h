@@ -133,9 +133,9 @@ struct tree {
 		uint32_t *rowd, *frames, *stacks;
 		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
 		/* its rows by stack (open addressing, stack << 32 | row),
-		 * made at the first stack not found in turn */
+		 * made once far stacks (not found in turn) are many */
 		uint64_t *index;
-		size_t index_cap, mask;
+		size_t index_cap, mask, far;
 		bool indexed;
 	} prev;
 };
