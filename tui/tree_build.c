@@ -90,6 +90,7 @@ enum status tree_build_root(struct tree *t, const struct window *w)
 	t->nranked = 0;
 	t->fresh_ok = false;
 	t->rows_known = false;
+	t->lkeys_node = TREE_NONE; /* its nodes are new */
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
 	root = &t->nodes[0];

@@ -15,6 +15,7 @@ void tree_init(struct tree *t)
 	t->page = 1;
 	t->sel_node = TREE_NONE;
 	t->order = 1;
+	t->lkeys_node = TREE_NONE;
 	tree_paths_init(&t->open, TREE_EXPANDED_MAX);
 	tree_paths_init(&t->open_all, TREE_EXPANDED_MAX);
 }
@@ -37,6 +38,7 @@ void tree_fini(struct tree *t)
 	mem_free(t->rowf);
 	mem_free(t->rowd);
 	mem_free(t->leaf_of);
+	mem_free(t->lkeys);
 	mem_free(t->stacks);
 	mem_free(t->prev.rowf);
 	mem_free(t->prev.rowd);

@@ -100,6 +100,12 @@ struct tree {
 	/* the node made for a leafy frame's row (checked: it may be stale) */
 	uint32_t *leaf_of;
 	size_t leaf_cap;
+	/* the keys of a leafy frame's rows for the order (by row), and for
+	 * which frame and order they are; lkeys_on while they are read */
+	uint64_t *lkeys;
+	size_t lkeys_cap;
+	uint32_t lkeys_node, lkeys_order;
+	bool lkeys_on;
 	/* private scratch of the sorts */
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;
