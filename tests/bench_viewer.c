@@ -450,24 +450,26 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 	return 0;
 }
 
-/* * on a window that just arrived, none of its frames made yet (best of
- * runs, each on a new window).  Prints
- * viewer_view_tree_expand_all_new_window_TAG_ms. */
+/* t, then * on a window that just arrived, none of its frames made yet
+ * (best of runs, each on a new window).  Prints
+ * viewer_view_tree_{open,expand_all}_new_window_TAG_ms. */
 static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
                            const char *tag)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
-	double first = 1e30, arr = 1e30;
+	double first = 1e30, arr = 1e30, open = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1) ||
+		    timed(a, sg->scr, &t, 1, &open) ||
+		    keys(a, sg->scr, &home, 1) ||
 		    timed(a, sg->scr, &all, 1, &first) ||
 		    keys(a, sg->scr, &esc, 1))
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
 	}
+	printf("viewer_view_tree_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_expand_all_new_window_%s_ms %.3f\n", tag,
 	       first);
 	return 0;

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "tests/screen_util.h"
 #include "tui/app.h"
+#include "tui/tree_parts.h"
 #include "tui/view_tree.h"
 
 /* Few frame names and small figures: many shared prefixes, many ties. */
@@ -28,13 +29,67 @@ static uint64_t rnd(uint64_t *s)
 /* Whether each node shows its callees, by the last flatten. */
 static bool shows[SU_ROWS * SU_DEPTH + 1];
 
+/* A row of the full flattening: its path, and its node (TREE_NONE for a
+ * callee of a leafy frame, which has a node only once a walk reaches it). */
+struct want {
+	uint64_t path;
+	uint32_t node;
+};
+
+/* The last full flattening, and how many leafy frames it met. */
+static struct want want[SU_ROWS * SU_DEPTH + 1024];
+static size_t leafy_met;
+
+/* The callees of leafy node, from the window's rows alone: each row
+ * past it is one, by the weighting (the later row first among equals). */
+static size_t flatten_rows(struct tree *t, uint32_t node, enum metric metric,
+                           bool ascending, struct want *out, size_t n)
+{
+	static uint32_t rows[1024];
+	const struct tree_node *nd = &t->nodes[node];
+	size_t k = 0;
+
+	for (uint32_t r = nd->r0; r < nd->r1; r++) {
+		size_t d = 0;
+
+		(void)model_stack(t->m, t->w->rows[r].stack, &d);
+		if (d > nd->depth)
+			rows[k++] = r;
+	}
+	ck_assert_uint_eq(k, nd->nchild);
+	leafy_met++;
+	for (size_t i = 1; i < k; i++) { /* later rows first, then stable */
+		uint32_t x = rows[i];
+		uint64_t v = t->w->rows[x].m.v[metric];
+		size_t j = i;
+
+		while (j &&
+		       (ascending ? t->w->rows[rows[j - 1]].m.v[metric] >= v
+		                  : t->w->rows[rows[j - 1]].m.v[metric] <= v)) {
+			rows[j] = rows[j - 1];
+			j--;
+		}
+		rows[j] = x;
+	}
+	for (size_t i = 0; i < k; i++) {
+		size_t d = 0;
+		const uint32_t *f =
+		    model_stack(t->m, t->w->rows[rows[i]].stack, &d);
+
+		out[n++] = (struct want){ .path = tree_path(f, nd->depth + 1),
+			                  .node = TREE_NONE };
+	}
+	return n;
+}
+
 /* The full flattening: every shown node in order, callees by the
  * weighting (the later made first among equals), as the tree was drawn
  * before it walked.  Below a node marked all (or inside one, all) every
  * node with callees shows expanded, whatever its own flags say: their
- * callees are made here.  Returns the count put in out. */
+ * callees are made here, as the walk makes them.  Returns the count put
+ * in out. */
 static size_t flatten(struct tree *t, uint32_t node, bool all,
-                      enum metric metric, bool ascending, uint32_t *out,
+                      enum metric metric, bool ascending, struct want *out,
                       size_t n)
 {
 	uint32_t kids[SU_ROWS * SU_DEPTH];
@@ -42,7 +97,9 @@ static size_t flatten(struct tree *t, uint32_t node, bool all,
 
 	all = all || t->nodes[node].all;
 	if (all)
-		ck_assert_int_eq(tree_children(t, node), STATUS_OK);
+		ck_assert_int_eq(tree_callees(t, node), STATUS_OK);
+	if (t->nodes[node].leafy)
+		return flatten_rows(t, node, metric, ascending, out, n);
 	for (uint32_t c = t->nodes[node].first_child; c != TREE_NONE;
 	     c = t->nodes[c].next_sibling)
 		kids[k++] = c;
@@ -70,7 +127,8 @@ static size_t flatten(struct tree *t, uint32_t node, bool all,
 		            t->nodes[kids[i]].kids;
 
 		shows[kids[i]] = open;
-		out[n++] = kids[i];
+		out[n++] = (struct want){ .path = t->nodes[kids[i]].path,
+			                  .node = kids[i] };
 		if (open)
 			n = flatten(t, kids[i], all, metric, ascending, out, n);
 	}
@@ -106,30 +164,61 @@ static void random_window(struct app *a, uint64_t *s, int64_t start)
 }
 
 /* tree_row and the page against the full flattening. */
+/* Whether the row id found by the walk is want. */
+static void check_row(const struct tree *t, uint32_t id, const struct want *w)
+{
+	ck_assert_uint_ne(id, TREE_NONE);
+	ck_assert_uint_eq(t->nodes[id].path, w->path);
+	if (w->node != TREE_NONE)
+		ck_assert_uint_eq(id, w->node);
+}
+
+/* Node id's sums are those of the window's rows under its path. */
+static void check_sums(const struct tree *t, uint32_t id)
+{
+	const struct tree_node *n = &t->nodes[id];
+	struct metrics m = { { 0 } };
+	uint64_t tasks = 0;
+
+	for (size_t r = 0; r < t->w->nrows; r++) {
+		size_t d = 0;
+		const uint32_t *f = model_stack(t->m, t->w->rows[r].stack, &d);
+
+		if (d < n->depth || tree_path(f, n->depth) != n->path)
+			continue;
+		for (int k = 0; k < METRIC_COUNT; k++)
+			m.v[k] += t->w->rows[r].m.v[k];
+		tasks += t->w->rows[r].tasks;
+	}
+	for (int k = 0; k < METRIC_COUNT; k++)
+		ck_assert_uint_eq(n->m.v[k], m.v[k]);
+	ck_assert_uint_eq(n->tasks, tasks);
+}
+
 static void check_rows(struct tree *t, enum metric metric, bool ascending)
 {
-	static uint32_t want[SU_ROWS * SU_DEPTH];
 	size_t n = flatten(t, 0, false, metric, ascending, want, 0);
 
 	ck_assert_uint_eq(t->nshown, n);
-	for (size_t i = 0; i < n; i++)
-		ck_assert_uint_eq(tree_row(t, i), want[i]);
-	ck_assert_uint_eq(tree_row(t, n), TREE_NONE);
-	ck_assert_uint_eq(t->nview,
-	                  n - t->top < t->page ? n - t->top : t->page);
 	for (size_t i = 0; i < t->nview; i++) {
 		uint32_t id = t->view[i];
 
-		ck_assert_uint_eq(id, want[t->top + i]);
+		check_row(t, id, &want[t->top + i]);
+		check_sums(t, id);
 		/* its glyph says what shows */
-		if (t->nodes[id].kids)
+		if (t->nodes[id].kids && want[t->top + i].node != TREE_NONE)
 			ck_assert(t->nodes[id].expanded == shows[id]);
 	}
+	for (size_t i = 0; i < n; i++)
+		check_row(t, tree_row(t, i), &want[i]);
+	ck_assert_uint_eq(tree_row(t, n), TREE_NONE);
+	ck_assert_uint_eq(t->nview,
+	                  n - t->top < t->page ? n - t->top : t->page);
 	if (n) {
 		ck_assert_uint_lt(t->sel, n);
 		ck_assert_uint_ge(t->sel, t->top);
 		ck_assert_uint_lt(t->sel, t->top + t->page);
-		ck_assert_uint_eq(t->nodes[want[t->sel]].path, t->sel_path);
+		ck_assert_uint_eq(want[t->sel].path, t->sel_path);
 	}
 }
 
@@ -251,11 +340,13 @@ START_TEST(tree_walk_many_callees)
 
 	su_app(&a);
 	tree_init(&t);
+	leafy_met = 0;
 	for (int w = 0; w < 3; w++) {
 		wide_window(&a, &s, T0 + w * 5 * SEC);
 		shown += random_keys(&a, &t, &s, 300);
 	}
 	ck_assert_uint_gt(shown, 40 * 3 * 3);
+	ck_assert_uint_gt(leafy_met, 0);
 	tree_fini(&t);
 	app_fini(&a);
 }
@@ -348,6 +439,76 @@ START_TEST(tree_walk_expand_all_then_change)
 }
 END_TEST
 
+/* tree_update for metric, then the rows against the full flattening;
+ * returns the rows shown. */
+static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
+                              bool ascending)
+{
+	ck_assert_int_eq(
+	    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+	    STATUS_OK);
+	check_rows(t, metric, ascending);
+	return t->nshown;
+}
+
+/* Frames of a few hundred callees of one row each (leafy: nodes made only
+ * for the rows a walk reaches, their order selected): * on a window just
+ * arrived, End, a move up, collapse twice, a weighting key, +, the
+ * flame's wide callees between, then a new window finds the selection
+ * by its path among the rows when it is there. */
+START_TEST(tree_walk_leafy_new_window)
+{
+	uint64_t s = 0x94D049BB133111EBu + (uint64_t)_i;
+	struct app a;
+	struct tree t;
+	enum metric metric = METRIC_BUSY;
+	bool ascending = false;
+
+	su_app(&a);
+	tree_init(&t);
+	leafy_met = 0;
+	for (int w = 0; w < 4; w++) {
+		uint64_t path = t.sel_path;
+		size_t n;
+
+		wide_window(&a, &s, T0 + w * 5 * SEC);
+		t.page = 1 + rnd(&s) % 12;
+		n = update_check_by(&a, &t, metric, ascending);
+		/* the selection kept by its path where the window has it */
+		for (size_t i = 0; w && i < n; i++)
+			if (want[i].path == path)
+				ck_assert_uint_eq(t.sel_path, path);
+		select_row(&t, 0);
+		tree_expand(&t, true);
+		n = update_check_by(&a, &t, metric, ascending);
+		select_row(&t, n - 1);
+		(void)update_check_by(&a, &t, metric, ascending);
+		tree_move(&t, -(long)(rnd(&s) % 40));
+		(void)update_check_by(&a, &t, metric, ascending);
+		tree_collapse(&t);
+		(void)update_check_by(&a, &t, metric, ascending);
+		if (rnd(&s) % 2 && t.n)
+			ck_assert_int_eq(
+			    tree_wide_children(&t, (uint32_t)(rnd(&s) % t.n),
+			                       metric, rnd(&s) % 6),
+			    STATUS_OK);
+		tree_collapse(&t);
+		(void)update_check_by(&a, &t, metric, ascending);
+		metric = (enum metric)((metric + 1) % METRIC_COUNT);
+		ascending = rnd(&s) % 3 == 0;
+		(void)update_check_by(&a, &t, metric, ascending);
+		tree_expand(&t, false);
+		n = update_check_by(&a, &t, metric, ascending);
+		/* a leaf selected, mostly, for the next window */
+		select_row(&t, rnd(&s) % n);
+		(void)update_check_by(&a, &t, metric, ascending);
+	}
+	ck_assert_uint_gt(leafy_met, 0);
+	tree_fini(&t);
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_tree_walk(void);
 Suite *suite_tree_walk(void)
 {
@@ -358,6 +519,7 @@ Suite *suite_tree_walk(void)
 	tcase_add_loop_test(tc, tree_walk_matches_full_flattening, 0, 50);
 	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
 	tcase_add_loop_test(tc, tree_walk_many_callees, 0, 20);
+	tcase_add_loop_test(tc, tree_walk_leafy_new_window, 0, 40);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -50,6 +50,16 @@ struct tree_node {
 	 * a row among callees of one row each is found without a walk */
 	uint32_t ranked, rank;
 	uint32_t branches; /* its callees with callees, once built */
+	/* its callees are its rows, one each, none with callees, and no
+	 * nodes but those a walk reaches (leaf, by tree_leaf): nchild
+	 * counts them, the first nsorted and the last ntail in the order
+	 * shown are in ranked (by row), selected rather than all sorted */
+	bool leafy;
+	uint32_t nsorted, ntail;
+	uint32_t ranked_order; /* the order its room in ranked is for */
+	/* a leafy frame's callee: rank is its place for order rank_order */
+	bool leaf;
+	uint32_t rank_order;
 	/* the rows shown under it (0 when collapsed), counted when the
 	 * expansion changes, so a row is found in O(depth) */
 	uint32_t below;
@@ -83,6 +93,19 @@ struct tree {
 	/* the paths expanded, those marked all, and the selected one */
 	struct tree_paths open, open_all;
 	uint64_t sel_path;
+	/* the selection's caller's path and its frame: a new window finds it
+	 * among the rows of a leafy frame */
+	uint64_t sel_up;
+	uint32_t sel_frame;
+	/* the node made for a leafy frame's row (checked: it may be stale) */
+	uint32_t *leaf_of;
+	size_t leaf_cap;
+	/* the keys of a leafy frame's rows for the order (by row), and for
+	 * which frame and order they are; lkeys_on while they are read */
+	uint64_t *lkeys;
+	size_t lkeys_cap;
+	uint32_t lkeys_node, lkeys_order;
+	bool lkeys_on;
 	/* private scratch of the sorts */
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;
@@ -105,6 +128,22 @@ struct tree {
 	size_t fresh_cap;
 	bool fresh_ok;
 	bool rows_known; /* rowf, rowd and frames are made (tree_rows_make) */
+	/* the stack of each row, and whether its frames were copied: the
+	 * next window's rows take the frames of the stacks they share from
+	 * this copy (prev, after a swap) rather than from the model */
+	uint32_t *stacks;
+	size_t stacks_cap, ncopied;
+	bool copied;
+	struct tree_prev {
+		const uint32_t **rowf;
+		uint32_t *rowd, *frames, *stacks;
+		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
+		/* its rows by stack (open addressing, stack << 32 | row),
+		 * made once far stacks (not found in turn) are many */
+		uint64_t *index;
+		size_t index_cap, mask, far;
+		bool indexed;
+	} prev;
 };
 
 void tree_init(struct tree *t);
@@ -124,7 +163,9 @@ enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
 /* Looks every row's frames up into rowf and rowd and copies them side by
- * side into frames, once per window: every reader of rowf, rowd, frames
+ * side into frames, once per window (a stack the window before had comes
+ * from that window's copy, only new stacks from the model's): every
+ * reader of rowf, rowd, frames
  * or fresh calls it first (the scans of rows want them all; the flame's
  * binary searches look the few rows they read up with tree_rows_frames).
  * STATUS_NOMEM.  tree_rows.c. */

@@ -1,7 +1,18 @@
-/* Expand-all counted from the window's stacks; the mark handed down. */
+/* The rows shown under frames: summed up from callees, and counted
+ * from the window's stacks for expand-all; the mark handed down. */
 #include "tui/view_tree_all.h"
 
 #include "model/alloc.h"
+#include "tui/tree_parts.h"
+
+void tree_sum_below(struct tree *t, const uint32_t *seen, size_t ns)
+{
+	while (ns-- > 1) {
+		const struct tree_node *n = &t->nodes[seen[ns]];
+
+		t->nodes[n->parent].below += 1 + n->below;
+	}
+}
 
 /* fresh: in rows sorted frame by frame (a prefix first), the frames row r
  * adds to the tree are its frames past the prefix it shares with row
@@ -59,7 +70,7 @@ enum status tree_all_hand_down(struct tree *t, uint32_t node)
 {
 	if (!t->nodes[node].all)
 		return STATUS_OK;
-	if (fresh(t) != STATUS_OK || tree_children(t, node) != STATUS_OK)
+	if (fresh(t) != STATUS_OK || tree_callees(t, node) != STATUS_OK)
 		return STATUS_NOMEM;
 	/* callees without callees take no mark: not one visited */
 	for (uint32_t c = t->nodes[node].branches ? t->nodes[node].first_child

@@ -1,0 +1,392 @@
+/* The tree's nodes: a frame's callees made from its rows, all of them or
+ * only the wide ones the flame draws. */
+#include "tui/tree_parts.h"
+
+#include "model/alloc.h"
+
+/* Up to this many callees, a frame the flame lays out gets them all. */
+#define WIDE_FEW 64
+/* From this many callees, each a row of its own without callees, a frame
+ * makes nodes only for those a walk reaches (leafy). */
+#define LEAFY_MIN 64
+
+static uint64_t path_hash(uint64_t parent, uint32_t frame)
+{
+	uint64_t h = (parent ^ ((uint64_t)frame + 1)) * 0x9E3779B97F4A7C15u;
+
+	return h ^ (h >> 29);
+}
+
+/* A node of frame under parent, not linked among its callees. */
+static uint32_t make_node(struct tree *t, uint32_t parent, uint32_t frame)
+{
+	struct tree_node *p, *n;
+	uint32_t id;
+
+	if (t->n >= UINT32_MAX - 1 ||
+	    mem_grow(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes)))
+		return TREE_NONE;
+	id = (uint32_t)t->n++;
+	n = &t->nodes[id];
+	*n = (struct tree_node){ .frame = frame,
+		                 .parent = parent,
+		                 .first_child = TREE_NONE,
+		                 .last_child = TREE_NONE,
+		                 .next_sibling = TREE_NONE,
+		                 .first_sorted = TREE_NONE,
+		                 .next_sorted = TREE_NONE,
+		                 .ranked = TREE_NONE };
+	if (parent == TREE_NONE) {
+		n->expanded = true;
+		return id;
+	}
+	p = &t->nodes[parent];
+	n->depth = p->depth + 1;
+	n->path = path_hash(p->path, frame);
+	n->expanded = tree_paths_has(&t->open, n->path);
+	n->all = tree_paths_has(&t->open_all, n->path);
+	return id;
+}
+
+static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
+{
+	uint32_t id = make_node(t, parent, frame);
+	struct tree_node *p;
+
+	if (id == TREE_NONE || parent == TREE_NONE)
+		return id;
+	p = &t->nodes[parent];
+	if (p->last_child == TREE_NONE)
+		p->first_child = id;
+	else
+		t->nodes[p->last_child].next_sibling = id;
+	p->last_child = id;
+	p->nchild++;
+	p->order = 0; /* its callees changed: sorted again when walked */
+	return id;
+}
+
+static void add_to(struct tree_node *n, const struct fold_row *r)
+{
+	for (int i = 0; i < METRIC_COUNT; i++)
+		n->m.v[i] += r->m.v[i];
+	n->tasks += r->tasks;
+}
+
+uint64_t tree_path(const uint32_t *frames, size_t n)
+{
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < n; i++)
+		h = path_hash(h, frames[i]);
+	return h;
+}
+
+enum status tree_build_root(struct tree *t, const struct window *w)
+{
+	struct tree_node *root;
+
+	t->n = 0;
+	t->nranked = 0;
+	t->fresh_ok = false;
+	t->rows_known = false;
+	t->lkeys_node = TREE_NONE; /* its nodes are new */
+	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
+		return STATUS_NOMEM;
+	root = &t->nodes[0];
+	root->r1 = (uint32_t)w->nrows;
+	root->kids = w->nrows > 0;
+	root->m = w->total;
+	root->tasks = w->tasks;
+	return STATUS_OK;
+}
+
+/* Forgets the callees a wide build made, or the rows a leafy node stood
+ * for (the nodes made stay in nodes, unlinked, until the tree is built
+ * again; the selection among them is found again by its position). */
+static void unlink_callees(struct tree *t, uint32_t node)
+{
+	struct tree_node *n = &t->nodes[node];
+
+	if (!n->wide && !n->leafy)
+		return;
+	if (n->leafy && t->sel_node != TREE_NONE &&
+	    t->nodes[t->sel_node].parent == node)
+		t->sel_node = TREE_NONE;
+	n->first_child = n->last_child = TREE_NONE;
+	n->nchild = 0;
+	n->branches = 0;
+	n->order = 0;
+	n->wide = n->leafy = false;
+}
+
+/* Whether the rows of node (LEAFY_MIN or more) each end in a callee of
+ * their own, but those ending at node; *n the callees. */
+static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
+{
+	const struct tree_node *nd = &t->nodes[node];
+	uint32_t depth = nd->depth, last = TREE_NONE, k = 0;
+
+	if (nd->r1 - nd->r0 < LEAFY_MIN)
+		return false;
+	for (uint32_t r = nd->r0; r < nd->r1; r++) {
+		uint32_t d = t->rowd[r];
+
+		if (d <= depth) /* the node's own figures */
+			continue;
+		if (d > depth + 1 || t->rowf[r][depth] == last)
+			return false;
+		last = t->rowf[r][depth];
+		k++;
+	}
+	*n = k;
+	return k >= LEAFY_MIN;
+}
+
+enum status tree_callees(struct tree *t, uint32_t node)
+{
+	struct tree_node *n = &t->nodes[node];
+	uint32_t k = 0;
+
+	if (n->built || n->leafy || !t->w)
+		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	if (!rows_leafy(t, node, &k))
+		return tree_children(t, node);
+	if (mem_grow(&t->leaf_of, &t->leaf_cap, t->w->nrows + 1,
+	             sizeof(*t->leaf_of)))
+		return STATUS_NOMEM;
+	unlink_callees(t, node);
+	n = &t->nodes[node];
+	for (uint32_t r = n->r0; r < n->r1; r++)
+		t->leaf_of[r] = TREE_NONE;
+	n->leafy = true;
+	n->nchild = k;
+	n->nsorted = n->ntail = 0;
+	return STATUS_OK;
+}
+
+uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
+{
+	uint32_t id = t->leaf_of[r];
+	struct tree_node *c;
+
+	if (id < t->n && t->nodes[id].leaf && t->nodes[id].parent == node &&
+	    t->nodes[id].r0 == r)
+		return id;
+	id = make_node(t, node, t->rowf[r][t->nodes[node].depth]);
+	if (id == TREE_NONE)
+		return TREE_NONE;
+	c = &t->nodes[id];
+	c->r0 = r;
+	c->r1 = r + 1;
+	c->leaf = true;
+	c->rank_order = 0;
+	c->m = t->w->rows[r].m;
+	c->tasks = t->w->rows[r].tasks;
+	t->leaf_of[r] = id;
+	return id;
+}
+
+/* Whether node's sums are those of its rows: the root's are the window's,
+ * summed without wrapping (saturated), the same unless one saturated. */
+static bool sums_exact(const struct tree *t, uint32_t node)
+{
+	if (node)
+		return true;
+	for (int i = 0; i < METRIC_COUNT; i++)
+		if (t->w->total.v[i] == UINT64_MAX)
+			return false;
+	return t->w->tasks != UINT64_MAX;
+}
+
+/* Whether every row of node goes on into one callee: none ends at node
+ * (a prefix sorts first), and the first and the last share the frame
+ * after it, so all between do. */
+static bool one_callee(const struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+
+	return n->r0 < n->r1 && t->rowd[n->r0] > n->depth &&
+	       t->rowf[n->r0][n->depth] == t->rowf[n->r1 - 1][n->depth] &&
+	       sums_exact(t, node);
+}
+
+/* The one callee of node (one_callee): its rows and sums are the node's,
+ * not read again; it has callees when the last row goes deeper (if any
+ * row does, the one ending at the callee sorts first).  STATUS_NOMEM. */
+static enum status only_callee(struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1;
+	uint32_t c = new_node(t, node, t->rowf[r0][depth]);
+	struct tree_node *cn;
+
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
+	cn = &t->nodes[c];
+	cn->r0 = r0;
+	cn->r1 = r1;
+	cn->kids = t->rowd[r1 - 1] > depth + 1;
+	cn->m = n->m;
+	cn->tasks = n->tasks;
+	t->nodes[node].branches = cn->kids;
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+enum status tree_children(struct tree *t, uint32_t node)
+{
+	const struct window *w = t->w;
+	uint32_t depth = t->nodes[node].depth, cur = TREE_NONE;
+
+	if (t->nodes[node].built || !w)
+		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	unlink_callees(t, node);
+	if (one_callee(t, node))
+		return only_callee(t, node);
+	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
+		size_t d = t->rowd[r];
+		const uint32_t *f = t->rowf[r];
+		struct tree_node *c;
+
+		/* a stack that ends here: its figures are the node's own */
+		if (d <= depth)
+			continue;
+		if (cur == TREE_NONE || t->nodes[cur].frame != f[depth]) {
+			cur = new_node(t, node, f[depth]);
+			if (cur == TREE_NONE)
+				return STATUS_NOMEM;
+			t->nodes[cur].r0 = r;
+		}
+		c = &t->nodes[cur];
+		c->r1 = r + 1;
+		if (!c->kids && d > depth + 1) {
+			c->kids = true;
+			t->nodes[node].branches++;
+		}
+		add_to(c, &w->rows[r]);
+	}
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+/* A run of rows: a callee, and its value of the weighting. */
+struct run {
+	uint32_t frame, r0, r1;
+	bool deeper;
+	uint64_t v;
+};
+
+/* The node of run u under node, its sums from its rows. */
+static enum status run_node(struct tree *t, uint32_t node, const struct run *u)
+{
+	uint32_t c = new_node(t, node, u->frame);
+	struct tree_node *cn;
+
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	cn = &t->nodes[c];
+	cn->r0 = u->r0;
+	cn->r1 = u->r1;
+	cn->kids = u->deeper;
+	t->nodes[node].branches += u->deeper;
+	for (uint32_t k = u->r0; k < u->r1; k++)
+		add_to(cn, &t->w->rows[k]);
+	return STATUS_OK;
+}
+
+/* run_node for a run at least min (and not 0). */
+static enum status wide_node(struct tree *t, uint32_t node, const struct run *u,
+                             uint64_t min)
+{
+	return u->v >= min && u->v ? run_node(t, node, u) : STATUS_OK;
+}
+
+enum status tree_wide_children(struct tree *t, uint32_t node,
+                               enum metric metric, uint64_t min)
+{
+	const struct window *w = t->w;
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r1 = n->r1, r = n->r0;
+	struct run few[WIDE_FEW];
+	size_t runs = 0;
+
+	if (n->built || !w ||
+	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
+		return STATUS_OK;
+	if (tree_rows_make(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	unlink_callees(t, node);
+	/* each callee is a run of rows with the same frame at depth; only
+	 * the weighting is summed here, the rest for the nodes made */
+	while (r < r1) {
+		struct run u = { .r0 = r };
+
+		if (t->rowd[r] <= depth) { /* the node's own figures */
+			r++;
+			continue;
+		}
+		u.frame = t->rowf[r][depth];
+		for (; r < r1 && t->rowd[r] > depth &&
+		       t->rowf[r][depth] == u.frame;
+		     r++) {
+			u.v = u64_add_sat(u.v, w->rows[r].m.v[metric]);
+			u.deeper |= t->rowd[r] > depth + 1;
+		}
+		u.r1 = r;
+		if (runs < WIDE_FEW) {
+			few[runs++] = u;
+			continue;
+		}
+		/* many: the wide ones held back among the first, then this */
+		for (size_t k = 0; runs == WIDE_FEW && k < WIDE_FEW; k++)
+			if (wide_node(t, node, &few[k], min) != STATUS_OK)
+				return STATUS_NOMEM;
+		runs++;
+		if (wide_node(t, node, &u, min) != STATUS_OK)
+			return STATUS_NOMEM;
+	}
+	if (runs > WIDE_FEW) {
+		t->nodes[node].wide = true;
+		t->nodes[node].wide_metric = metric;
+		t->nodes[node].wide_min = min;
+		return STATUS_OK;
+	}
+	/* few callees: all of them, from this scan, so another weighting
+	 * scans no more (only a frame with many narrow callees is scanned
+	 * per weighting) */
+	for (size_t k = 0; k < runs; k++)
+		if (run_node(t, node, &few[k]) != STATUS_OK)
+			return STATUS_NOMEM;
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
+enum status tree_wide_runs(struct tree *t, uint32_t node, enum metric metric,
+                           uint64_t min, const struct tree_run *runs, size_t n)
+{
+	unlink_callees(t, node);
+	/* out of memory half way, the next call unlinks what was made */
+	t->nodes[node].wide = true;
+	t->nodes[node].wide_metric = metric;
+	t->nodes[node].wide_min = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = new_node(t, node, runs[i].frame);
+
+		if (c == TREE_NONE)
+			return STATUS_NOMEM;
+		t->nodes[c].r0 = runs[i].r0;
+		t->nodes[c].r1 = runs[i].r1;
+		t->nodes[c].kids = runs[i].kids;
+		t->nodes[node].branches += runs[i].kids;
+		t->nodes[c].m = runs[i].m;
+		t->nodes[c].tasks = runs[i].tasks;
+	}
+	t->nodes[node].wide_min = min;
+	return STATUS_OK;
+}
