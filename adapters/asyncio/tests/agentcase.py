@@ -154,6 +154,17 @@ class AgentCase(unittest.TestCase):
             self.assertGreaterEqual(min(busy, sched, idle), 0, r.name(t))
             self.assertAlmostEqual(busy + sched + idle, lifetime_in(a, b, t), delta=1000, msg=r.name(t))
 
+    def assert_busy_burned(self, busy, burned):
+        """A burner's busy time against the 50 ms burns it measured itself (workload.burner).
+        Its steps enclose the burns, so busy falls short of them only by clock reads.  Busy is
+        wall time, so a loaded machine adds whatever held the loop inside a step but outside a
+        burn (the interpreter lock handed to the agent's thread, preemption): up to 30 ms was seen
+        at a load of 8.5.  The slack above stays under one 50 ms step, the smallest error a step
+        counted twice (or a step's time given to the wrong task) would make; a lost step fails
+        the bound below."""
+        self.assertGreaterEqual(busy, 0.999 * burned)
+        self.assertLess(busy, burned + 40_000_000)
+
     def one(self, r, name):
         ts = r.find(name)
         self.assertEqual(len(ts), 1, "tasks named %r: %d" % (name, len(ts)))

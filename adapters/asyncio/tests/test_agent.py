@@ -38,7 +38,7 @@ class Accuracy(AgentCase):
         self.assertGreaterEqual(t.max_step, 50_000_000)
         self.assertLessEqual(t.max_step, busy)
         self.assertEqual(t.parked, 0)  # finished: parked nowhere
-        self.assertLess(abs(busy - truth["burned"]), 0.03 * truth["burned"])
+        self.assert_busy_burned(busy, truth["burned"])
 
     def test_reads_during_long_steps(self):
         """Boundaries inside 50 ms steps: the step start is journaled, so no window goes negative."""
@@ -56,7 +56,7 @@ class Accuracy(AgentCase):
         t = self.one(r, "burner")
         self.assertTrue([s for s in snaps if t.tid in s.tasks and s.tasks[t.tid].state == client.RUNNING])
         busy = sum(window(x, y, t.tid)[0] for x, y in zip(snaps, snaps[1:]))
-        self.assertLess(abs(busy - truth["burned"]), 0.03 * truth["burned"])
+        self.assert_busy_burned(busy, truth["burned"])
 
     def test_tasks_behind_a_hog_are_scheduled(self):
         c = Child(self, "hog")
@@ -186,15 +186,16 @@ class Structure(AgentCase):
         self.assertTrue(quick.flags & client.F_EAGER)
         self.assertEqual(grand.parent, child.tid)
         self.assertEqual(r.stack_text(grand.stack)[:-1], r.stack_text(child.stack))
-        # Busy is wall time: the slack covers create_task, the grandchild's spawn and preemption
-        # outside the measured burns on a loaded machine; the point is that the eager first
-        # step (50 ms) is the child's.
+        # Busy is wall time: the slack covers create_task, the grandchild's spawn and what held
+        # the loop outside the measured burns on a loaded machine (12.6 ms seen at a load of
+        # 8.5); it stays at half the eager first step (50 ms), which is the point: that step is
+        # the child's, not the parent's.
         self.assertGreaterEqual(cb[0], truth["child_burn"])
-        self.assertLess(cb[0], truth["child_burn"] + max(0.03 * truth["child_burn"], 10_000_000))
+        self.assertLess(cb[0], truth["child_burn"] + 25_000_000)
         # Without moving the eager child's first step out of the parent's busy time, the parent
-        # would show ≈ 70 ms instead of its own ≈ 20 ms; the slack covers create_task itself.
+        # would show ≈ 70 ms instead of its own ≈ 20 ms.
         self.assertGreaterEqual(pb[0], truth["parent_burn"])
-        self.assertLess(pb[0], truth["parent_burn"] + 10_000_000)
+        self.assertLess(pb[0], truth["parent_burn"] + 25_000_000)
 
     def test_uvloop(self):
         py = interpreter("import uvloop")
@@ -208,7 +209,7 @@ class Structure(AgentCase):
         self.assertAlmostEqual(polls, 10001, delta=1)
         self.assertAlmostEqual(wakes, 10000, delta=1)
         busy = window(a, b, burn.tid)[0]
-        self.assertLess(abs(busy - truth["burned"]), 0.03 * truth["burned"])
+        self.assert_busy_burned(busy, truth["burned"])
         self.assertGreater(window(a, b, spin.tid)[1], 0.8 * truth["burned"])
 
     def test_ring_overflow_aggregates_without_double_counting(self):
