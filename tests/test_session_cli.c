@@ -199,7 +199,8 @@ START_TEST(session_text_into_closed_pipe)
 END_TEST
 
 /* Messages that said the wrong thing: a missing -d directory is missing,
- * not "not a directory"; a device given to -o is not a file to --force. */
+ * not "not a directory"; a device given to -o is not a file to --force,
+ * nor, with -n, a prefix of file names. */
 START_TEST(session_messages_say_what_is_wrong)
 {
 	char file[4200], nodir[4200], tmp[512];
@@ -209,6 +210,10 @@ START_TEST(session_messages_say_what_is_wrong)
 	const char *full[] = { "asynctop", "record",    "-a", "replay",
 		               "-e",       file,        "-f", "text",
 		               "-o",       "/dev/full", NULL };
+	/* numbered, /dev/null would have become /dev/null-0001 and on */
+	const char *null[] = { "asynctop", "record",    "-a", "replay",
+		               "-e",       file,        "-n", "2",
+		               "-o",       "/dev/null", NULL };
 	const char *data = getenv("ASYNCTOP_TESTDATA");
 	struct tu_run r;
 
@@ -236,6 +241,11 @@ START_TEST(session_messages_say_what_is_wrong)
 	ERR_HAS(&r, "/dev/full is not a regular file");
 	ERR_HAS(&r, "use -o - and redirect standard output");
 	ERR_LACKS(&r, "--force");
+	run(&r, null, NULL);
+	ck_assert_int_eq(r.code, 1);
+	ERR_HAS(&r, "/dev/null is not a regular file");
+	ERR_LACKS(&r, "/dev/null-0001");
+	ck_assert_int_ne(access("/dev/null-0001", F_OK), 0);
 	tu_run_fini(&r);
 	tu_rmtree(tmp);
 }

@@ -52,6 +52,17 @@ static enum status write_all(int fd, const char *p, size_t n)
 	return STATUS_OK;
 }
 
+/* --force would not help: a device, a FIFO or a directory is never
+ * replaced. */
+static enum status not_regular(const char *path, char *msg, size_t size)
+{
+	snprintf(
+	    msg, size,
+	    "%s is not a regular file: windows are saved to files only (for a device or a pipe, use -o - and redirect standard output)",
+	    path);
+	return STATUS_IO;
+}
+
 enum status output_check(const char *output, bool numbered, bool force,
                          char *msg, size_t size)
 {
@@ -61,6 +72,10 @@ enum status output_check(const char *output, bool numbered, bool force,
 
 	if (!strcmp(output, "-"))
 		return STATUS_OK;
+	/* numbered, a device named by -o (/dev/null) would become files
+	 * beside it (/dev/null-0001): the name is checked as given too */
+	if (numbered && lstat(output, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return not_regular(output, msg, size);
 	if (output_path(path, sizeof(path), output, numbered, 1) != STATUS_OK) {
 		snprintf(msg, size, "the output file name is too long");
 		return STATUS_INVAL;
@@ -84,15 +99,8 @@ enum status output_check(const char *output, bool numbered, bool force,
 			return STATUS_IO;
 		}
 	}
-	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		/* --force would not help: a device, a FIFO or a directory is
-		 * never replaced */
-		snprintf(
-		    msg, size,
-		    "%s is not a regular file: windows are saved to files only (for a device or a pipe, use -o - and redirect standard output)",
-		    path);
-		return STATUS_IO;
-	}
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return not_regular(path, msg, size);
 	if (!force && lstat(path, &sb) == 0) {
 		snprintf(msg, size,
 		         "%s already exists; use --force to replace it, or "
