@@ -2,7 +2,8 @@
  * filter's prompt is open and the shown window's index is not whole, done
  * in steps that end, and the keys after them show exactly the screen of a
  * viewer that had no moment between keys, on the first window and on one
- * that came while the prompt was open. */
+ * that came while the prompt was open; and a window that came filtered
+ * sorted whole between keys, for a key erased. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +126,59 @@ START_TEST(filter_idle_between_slash_and_key)
 }
 END_TEST
 
+/* A window that comes while a filter is on has only its hits sorted: the
+ * steps between keys sort it whole, and a key erased then picks the wider
+ * filter's rows out of that order; whether the steps finished or not, the
+ * screens are those of a viewer that had no moment between keys. */
+START_TEST(filtered_window_sorted_between_keys)
+{
+	struct app a, b; /* a works between keys, b never does */
+
+	make_rows();
+	su_app(&a);
+	su_app(&b);
+	a.idle_rows = 7; /* several steps for 60 rows */
+	su_commit(&a, rows[0], NROWS, T0);
+	su_commit(&b, rows[0], NROWS, T0);
+	key_both(&a, &b, '/');
+	type_both(&a, &b, "leaf_1_1");
+	key_both(&a, &b, KC_ENTER);
+	ck_assert_uint_eq(a.v.order.n, 0);
+	idle_all(&a);
+	/* the next window comes filtered: its hits sorted, not the rest */
+	su_commit(&a, rows[1], NROWS, T0 + 5 * SEC);
+	su_commit(&b, rows[1], NROWS, T0 + 5 * SEC);
+	same_screens(&a, &b);
+	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
+	ck_assert(!view_has_order(&a.v, app_shown(&a)));
+	ck_assert(app_idle_pending(&a));
+	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert(view_has_order(&a.v, app_shown(&a)));
+	key_both(&a, &b, '/');
+	for (int i = 0; i < 3; i++)
+		key_both(&a, &b, KC_BACKSPACE);
+	ck_assert_uint_eq(a.v.order.n, NROWS); /* "leaf_" */
+	key_both(&a, &b, '1');
+	key_both(&a, &b, KC_ENTER);
+	/* another window, a key erased before the steps finished */
+	su_commit(&a, rows[0], NROWS, T0 + 10 * SEC);
+	su_commit(&b, rows[0], NROWS, T0 + 10 * SEC);
+	same_screens(&a, &b);
+	ck_assert_uint_eq(a.v.order.n, 0); /* "leaf_1" in window 0 */
+	app_idle(&a);
+	ck_assert(!view_has_order(&a.v, app_shown(&a)));
+	key_both(&a, &b, '/');
+	key_both(&a, &b, KC_BACKSPACE);
+	ck_assert_uint_eq(a.v.order.n, NROWS);
+	/* the key's sort is the view's own: nothing is left to make */
+	idle_all(&a);
+	ck_assert(view_has_order(&a.v, app_shown(&a)));
+	key_both(&a, &b, KC_ESC);
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
 Suite *suite_view_filter_idle(void);
 Suite *suite_view_filter_idle(void)
 {
@@ -132,6 +186,7 @@ Suite *suite_view_filter_idle(void)
 	TCase *tc = tcase_create("idle");
 
 	tcase_add_test(tc, filter_idle_between_slash_and_key);
+	tcase_add_test(tc, filtered_window_sorted_between_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

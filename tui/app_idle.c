@@ -3,11 +3,10 @@
  * index of the shown window (tui/view_search.c), so that key only
  * searches.  The table's order that going back to it needs, sorted
  * (tui/table_sort.c) and handed to the view when whole, so that the key
- * that shows the table again sorts nothing; and under a grouping of its
- * own, compare's base derived (split by name) and its rows paired with
- * the shown window's, so that = only orders them.
- * Nothing here changes what shows, so it is the same whether it finished
- * or not. */
+ * that shows the table again, or widens its filter, sorts nothing; and under a
+ * grouping of its own, compare's base derived (split by name) and its rows
+ * paired with the shown window's, so that = only orders them. Nothing here
+ * changes what shows, so it is the same whether it finished or not. */
 #include "tui/app.h"
 
 #include "tui/view_search.h"
@@ -21,7 +20,10 @@ static bool grouped_rows(const struct app *a)
  * does not hold them sorted already: after a weighting key behind a view,
  * the shown window (Esc goes back to it); under a grouping of its own and
  * without a filter, the kept window (a and n go back to it; the filter's
- * full order is left where it is).  NULL: nothing to make. */
+ * full order is left where it is); with a filter, the shown window (a
+ * window that came filtered had only its hits sorted, and a key erased
+ * picks the wider filter's rows out of its full order).  NULL: nothing to
+ * make. */
 static const struct window *table_wanted(const struct app *a)
 {
 	const struct window *w = NULL;
@@ -33,6 +35,8 @@ static const struct window *table_wanted(const struct app *a)
 		w = app_shown(a);
 	else if (!v->filter_len && grouped_rows(a))
 		w = app_kept(a);
+	else if (v->filter_len)
+		w = app_shown(a);
 	if (!w || w->empty || view_has_order(v, w) ||
 	    view_tag_holds(&a->idle_nomem, w))
 		return NULL;
