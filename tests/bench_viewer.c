@@ -186,6 +186,25 @@ static void pause_idle(struct app *a, double *step)
 	}
 }
 
+/* The key of the weighting after the shown one: always a change. */
+static int other_weighting(const struct app *a)
+{
+	return '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+}
+
+/* Key into, then a change of weighting, the operator's pause (the idle
+ * steps run, the longest into *step), then key back timed into *fig. */
+static int key_after_pause(struct app *a, struct screen *scr, int into,
+                           int back, double *step, double *fig)
+{
+	int weigh = other_weighting(a);
+
+	if (keys(a, scr, &into, 1) || keys(a, scr, &weigh, 1))
+		return -1;
+	pause_idle(a, step);
+	return timed(a, scr, &back, 1, fig);
+}
+
 /* A view's keys at this size (issue 13 aims at 10 ms): open it from the
  * table, a weighting key inside it, Esc back; each with its render, best
  * of runs; and Esc back after the operator's pause (the idle steps run,
@@ -199,16 +218,12 @@ static int view_keys(struct app *a, struct screen *scr, int runs, int open,
 
 	for (int r = 0; r < runs; r++) {
 		/* always a change of weighting: the view is built again */
-		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		int weigh = other_weighting(a);
 
 		if (timed(a, scr, &open, 1, &o) ||
 		    timed(a, scr, &weigh, 1, &w) || timed(a, scr, &esc, 1, &b))
 			return -1;
-		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
-		if (keys(a, scr, &open, 1) || keys(a, scr, &weigh, 1))
-			return -1;
-		pause_idle(a, step);
-		if (timed(a, scr, &esc, 1, &bp))
+		if (key_after_pause(a, scr, open, esc, step, &bp))
 			return -1;
 	}
 	printf("viewer_view_%s_open_%s_ms %.3f\n", name, tag, o);
@@ -232,7 +247,7 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30, bp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		int weigh = other_weighting(a);
 		uint64_t derived;
 
 		grouped_drop(&a->grouped);
@@ -247,11 +262,7 @@ static int group_keys(struct app *a, struct screen *scr, int runs,
 		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
 			return -1;
 		/* again, the operator pausing before a goes back */
-		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
-		if (keys(a, scr, &ka, 1) || keys(a, scr, &weigh, 1))
-			return -1;
-		pause_idle(a, step);
-		if (timed(a, scr, &ka, 1, &bp))
+		if (key_after_pause(a, scr, ka, ka, step, &bp))
 			return -1;
 	}
 	printf("viewer_group_parked_%s_ms %.3f\n", tag, p);
@@ -283,7 +294,7 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 	       dw = 1e30, ff = 1e30, arr = 1e30, cop = 1e30, ccp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		int weigh = other_weighting(a);
 
 		if (keys(a, sg->scr, &kn, 1) ||
 		    timed(a, sg->scr, &eq, 1, &co) ||
@@ -314,7 +325,7 @@ static int explore_keys(struct app *a, struct scr_gen *sg, int runs,
 		if (timed(a, sg->scr, &eq, 1, &ccp) ||
 		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
 			return -1;
-		weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		weigh = other_weighting(a);
 		if (keys(a, sg->scr, &ka, 1) ||
 		    timed(a, sg->scr, &kd, 1, &dop) ||
 		    timed(a, sg->scr, &weigh, 1, &dw) ||
@@ -426,7 +437,7 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 	       pl = 1e30, b = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = '1' + (int)((a->v.metric + 1) % METRIC_COUNT);
+		int weigh = other_weighting(a);
 
 		if (keys(a, scr, &t, 1) || keys(a, scr, &home, 1) ||
 		    timed(a, scr, &all, 1, &o) ||
