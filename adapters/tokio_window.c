@@ -7,6 +7,8 @@
 
 #include "model/reserved.h"
 
+/* ---- a task's figures at now --------------------------------------------- */
+
 static uint64_t diff(int64_t a, int64_t b)
 {
 	return a > b ? (uint64_t)a - (uint64_t)b : 0;
@@ -42,6 +44,8 @@ void tokio_stats_at(const struct tokio_stats *st, int64_t now,
 	if (poll_now)
 		*poll_now = running;
 }
+
+/* ---- windows ------------------------------------------------------------- */
 
 void tokio_state_roll(struct tokio_state *s)
 {
