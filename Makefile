@@ -68,6 +68,9 @@ ENCODE_OBJ := $(ENCODE_SRC:%.c=$(O)/%.o) $(PROTO_GEN:.c=.o)
 TEST_OBJ   := $(TEST_SRC:%.c=$(O)/%.o)
 ADAPT_OBJ  := $(ADAPT_SRC:%.c=$(O)/%.o)
 TOKIO_OBJ  := $(TOKIO_SRC:%.c=$(O)/%.o) $(TOKIO_GEN:.c=.o)
+# The tokio adapter's state: every tokio object but the ops and the stream,
+# so protobuf-c without gRPC (the fuzz target and bench_tokio link it).
+TOKIO_STATE_OBJ := $(filter-out $(O)/adapters/tokio.o $(O)/adapters/tokio_grpc.o,$(TOKIO_OBJ))
 TOKIO_PKGS := grpc libprotobuf-c
 TUI_OBJ    := $(TUI_SRC:%.c=$(O)/%.o)
 
@@ -383,7 +386,7 @@ fuzz-bins: $(FUZZ_TARGETS:%=$(O)/fuzz/%)
 # The asyncio reader links without the worker: the target stands in for it.
 $(O)/fuzz/asyncio: $(FUZZ_ASYNCIO)
 # The tokio target is the adapter's state alone: protobuf-c, never gRPC.
-$(O)/fuzz/tokio: $(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o)
+$(O)/fuzz/tokio: $(TOKIO_STATE_OBJ)
 $(O)/fuzz/tokio: FUZZ_PKGS := libprotobuf-c
 $(O)/fuzz/%: $(O)/tests/fuzz/fuzz_%.o $(LIBENCODE) $(LIBMODEL)
 	$(call msg,LD,$@)
@@ -431,7 +434,7 @@ $(BENCHMODEL): $(O)/tests/bench_model.o $(O)/tests/bench_workload.o $(LIBMODEL)
 # The tokio adapter's ingest and memory (its state only: no gRPC needed).
 BENCHTOKIO := $(O)/tests/bench_tokio
 $(BENCHTOKIO): $(O)/tests/bench_tokio.o $(O)/tests/bench_workload.o $(O)/tests/tokio_sim_build.o \
-		$(O)/adapters/tokio_state.o $(TOKIO_GEN:.c=.o) $(LIBMODEL)
+		$(TOKIO_STATE_OBJ) $(LIBMODEL)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(call pc_libs,libprotobuf-c)
 

@@ -1,7 +1,9 @@
 /* Private to the tokio adapter: the state its files share.  tokio_state.c
- * decodes console-api Updates into a table of tasks and turns it into
- * window samples; tokio_grpc.c reads the stream; tokio.c holds the ops.
- * Nothing here includes gRPC, so the state is testable without a network
+ * decodes console-api Updates (into tokio_arena.c's blocks) and applies
+ * them to the tables of tokio_table.c; tokio_window.c turns the tables
+ * into window samples and tokio_location.c words spawn locations;
+ * tokio_grpc.c reads the stream; tokio.c holds the ops.  Nothing here
+ * includes gRPC, so the state is testable without a network
  * (tests/test_tokio.c). */
 #ifndef ASYNCTOP_ADAPTERS_TOKIO_INT_H
 #define ASYNCTOP_ADAPTERS_TOKIO_INT_H
@@ -140,6 +142,47 @@ void tokio_stats_at(const struct tokio_stats *st, int64_t now,
  * "<cargo>/"; returns its length (cut to fit size, NUL-terminated). */
 size_t tokio_location(char *dst, size_t size, struct strview file,
                       bool has_line, uint32_t line, bool has_col, uint32_t col);
+
+/* ---- across the state's files ------------------------------------------- */
+
+/* protobuf-c's allocator on a struct tokio_arena (tokio_arena.c): blocks
+ * of at least TOKIO_ARENA_BLOCK, 16-byte aligned; NULL with nomem set when
+ * the kernel refuses.  Freeing one allocation does nothing: release unmaps
+ * every block at once and clears nomem. */
+void *tokio_arena_alloc(void *arena, size_t size);
+void tokio_arena_free(void *arena, void *p);
+void tokio_arena_release(struct tokio_arena *a);
+
+/* The id of a string (cut to TOKIO_MAX_TEXT), with one reference taken;
+ * 0 when empty or when it cannot be kept (counted as malformed). */
+uint32_t tokio_str_take(struct tokio_state *s, struct strview v);
+
+/* Removes task i (its strings, its span entry) by moving the last one in. */
+void tokio_task_remove(struct tokio_state *s, size_t i);
+
+/* The metadata of an id, or NULL. */
+const struct tokio_meta *tokio_meta_find(const struct tokio_state *s,
+                                         uint64_t id);
+
+/* Keeps the first nnames field names (at most TOKIO_MAX_FIELDS) of a new
+ * metadata id; a known id is left as it is (metadata never changes), one
+ * past TOKIO_MAX_META is counted as malformed.  STATUS_OK or
+ * STATUS_NOMEM. */
+enum status tokio_meta_add(struct tokio_state *s, uint64_t id,
+                           char *const *names, size_t nnames) MUST_CHECK;
+
+/* Adds a task of span id span, unnamed, with its parked stats if any, in
+ * *out; a live task of the same span id is retired first (it ends at its
+ * drop, else at now).  STATUS_LIMIT when the table is full (counted as
+ * dropped), STATUS_NOMEM. */
+enum status tokio_task_new(struct tokio_state *s, uint64_t span,
+                           struct tokio_task **out) MUST_CHECK;
+
+/* Replaces the stats of the task of span id span, or parks them (bounded:
+ * the oldest parked are counted as dropped) until it is announced.
+ * STATUS_OK or STATUS_NOMEM. */
+enum status tokio_task_stats(struct tokio_state *s, uint64_t span,
+                             const struct tokio_stats *st) MUST_CHECK;
 
 /* ---- endpoints and the launch hook (tokio.c) ----------------------------- */
 

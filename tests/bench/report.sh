@@ -11,6 +11,11 @@ md=${2:?usage: report.sh BUILD_DIR OUT.md}
 all=$(mktemp "${TMPDIR:-/tmp}/asynctop-bench.XXXXXX")
 trap 'rm -f "$all"' EXIT
 
+# The load averages (1, 5, 15 minutes) before the first benchmark and after
+# the last: the header words the machine's state from these and no more.
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '? ? ?'; }
+load_before=$(loadavg)
+
 {
 	sh tests/bench/run.sh "$build"
 	sh tests/bench/tokio.sh "$build"
@@ -20,6 +25,31 @@ trap 'rm -f "$all"' EXIT
 	"$build"/tests/bench_huge minute
 	python3 adapters/asyncio/tests/bench_agent.py --asynctop="$build"/asynctop
 } 2>&1 | tee "$all"
+
+load_after=$(loadavg)
+
+# One line of the header: both readings, and calm (every figure below one
+# per core) or loaded (with the highest per core); unread, nothing claimed.
+load_line() {
+	echo "$load_before $load_after $(nproc)" | awk '{
+		max = 0
+		for (i = 1; i <= 6; i++) {
+			if ($i !~ /^[0-9]+(\.[0-9]+)?$/) {
+				print "- Load average: not read (no /proc/loadavg), so nothing is said of the load the figures were measured under."
+				exit
+			}
+			if ($i + 0 > max) {
+				max = $i + 0
+				highest = $i
+			}
+		}
+		printf "- Load average (1, 5, 15 minutes, %d cores): %s %s %s before the first benchmark, %s %s %s after the last. ", $7, $1, $2, $3, $4, $5, $6
+		if (max < $7)
+			print "Below one per core in every figure read, so the machine was calm at both readings."
+		else
+			printf "Up to %.2f per core (%s), so the machine was loaded and absolute times are slow and noisy.\n", max / $7, highest
+	}'
+}
 
 # one row per headline: what, the figures, against what
 table() {
@@ -64,7 +94,7 @@ table
 	echo
 	echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "- Machine: $(uname -srm), $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-	echo "- Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). The machine was shared with other builds and test runs and was loaded throughout, so absolute times are slow and noisy."
+	load_line
 	echo "- pprof against Go: quote the CPU-time ratio (user + system of every thread, Go's garbage collector included). It does not move with the load; the wall-time ratio holds on an idle machine only, because under load the kernel shares the cores per runnable thread and Go keeps more threads busy than our single-threaded save (docs/saving.md)."
 	echo "- Reproduce: \`make bench\` (\`BENCH_RUNS=N\` runs per figure, median; \`IDLE_SECONDS\` for the idle viewer)."
 	echo
