@@ -1,7 +1,8 @@
 /* The tree's rows are walked, not flattened: on random trees with random
  * expansions, collapses, weightings and pages, every row found by the
  * counts (tree_row) and every row of the page is the one a full
- * flattening of the expanded tree, each level sorted, puts there. */
+ * flattening of the expanded tree, each level sorted, puts there; and
+ * the same split by task name, where a stack has a row per name. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,39 +37,84 @@ struct want {
 	uint32_t node;
 };
 
-/* The last full flattening, and how many leafy frames it met. */
+/* The last full flattening, and how many leafy frames it met (split by
+ * name, how many with a stack of more than one row). */
 static struct want want[SU_ROWS * SU_DEPTH + 1024];
-static size_t leafy_met;
+static size_t leafy_met, leafy_named;
 
-/* The callees of leafy node, from the window's rows alone: each row
- * past it is one, by the weighting (the later row first among equals). */
+/* Whether the windows are split by task name: the tree is then given the
+ * latest window so derived (split, made from split_of). */
+static bool by_name;
+static const struct window *split, *split_of;
+
+/* The window the tree shows: the latest, split by name when by_name. */
+static const struct window *shown_window(const struct app *a)
+{
+	const struct window *w = model_latest(a->m), *old = split;
+
+	if (!by_name)
+		return w;
+	if (split_of != w) {
+		/* the one before freed after: never the same address */
+		ck_assert_int_eq(
+		    model_group(a->m, w,
+		                (struct grouping){ .key = GROUP_SPAWN,
+		                                   .by_name = true },
+		                &split),
+		    STATUS_OK);
+		split_of = w;
+		model_group_free(old);
+	}
+	return split;
+}
+
+/* Forgets the split window (before the model goes). */
+static void shown_fini(void)
+{
+	model_group_free(split);
+	split = split_of = NULL;
+	by_name = false;
+}
+
+/* The callees of leafy node, from the window's rows alone: each stack
+ * past it is one (its rows, one a task name), by the weighting summed over
+ * its rows (the later first among equals). */
 static size_t flatten_rows(struct tree *t, uint32_t node, enum metric metric,
                            bool ascending, struct want *out, size_t n)
 {
-	static uint32_t rows[1024];
+	static uint32_t rows[4096];
+	static uint64_t val[4096];
 	const struct tree_node *nd = &t->nodes[node];
 	size_t k = 0;
 
 	for (uint32_t r = nd->r0; r < nd->r1; r++) {
 		size_t d = 0;
+		uint32_t stack = t->w->rows[r].stack;
 
-		(void)model_stack(t->m, t->w->rows[r].stack, &d);
-		if (d > nd->depth)
-			rows[k++] = r;
+		(void)model_stack(t->m, stack, &d);
+		if (d <= nd->depth)
+			continue;
+		if (k && t->w->rows[rows[k - 1]].stack == stack) {
+			val[k - 1] += t->w->rows[r].m.v[metric];
+			leafy_named++;
+			continue;
+		}
+		val[k] = t->w->rows[r].m.v[metric];
+		rows[k++] = r;
 	}
 	ck_assert_uint_eq(k, nd->nchild);
 	leafy_met++;
 	for (size_t i = 1; i < k; i++) { /* later rows first, then stable */
 		uint32_t x = rows[i];
-		uint64_t v = t->w->rows[x].m.v[metric];
+		uint64_t v = val[i];
 		size_t j = i;
 
-		while (j &&
-		       (ascending ? t->w->rows[rows[j - 1]].m.v[metric] >= v
-		                  : t->w->rows[rows[j - 1]].m.v[metric] <= v)) {
+		while (j && (ascending ? val[j - 1] >= v : val[j - 1] <= v)) {
+			val[j] = val[j - 1];
 			rows[j] = rows[j - 1];
 			j--;
 		}
+		val[j] = v;
 		rows[j] = x;
 	}
 	for (size_t i = 0; i < k; i++) {
@@ -146,7 +192,7 @@ static size_t random_rows(struct su_row *rows, uint64_t *s)
 
 		for (size_t f = 0; f < d; f++)
 			rows[r].frames[f] = names[rnd(s) % 4];
-		rows[r].task = "t";
+		rows[r].task = by_name && rnd(s) % 2 ? "u" : "t";
 		for (int m = 0; m < METRIC_COUNT; m++)
 			rows[r].v[m] = rnd(s) % 4;
 		rows[r].tasks = 1 + rnd(s) % 3;
@@ -239,7 +285,7 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 
 		t->page = 1 + rnd(s) % 12;
 		ck_assert_int_eq(
-		    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+		    tree_update(t, a->m, shown_window(a), metric, ascending),
 		    STATUS_OK);
 		check_rows(t, metric, ascending);
 		shown += t->nshown;
@@ -247,9 +293,8 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 		if (reorder) {
 			/* another weighting: the selection keeps its path */
 			metric = (enum metric)((metric + 1) % METRIC_COUNT);
-			ck_assert_int_eq(tree_update(t, a->m,
-			                             model_latest(a->m), metric,
-			                             !ascending),
+			ck_assert_int_eq(tree_update(t, a->m, shown_window(a),
+			                             metric, !ascending),
 			                 STATUS_OK);
 			check_rows(t, metric, !ascending);
 			ck_assert_uint_eq(t->sel_path, path);
@@ -279,9 +324,10 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 	return shown;
 }
 
-START_TEST(tree_walk_matches_full_flattening)
+/* Random trees, random keys, against the full flattening. */
+static void random_trees(int i)
 {
-	uint64_t s = 0x9E3779B97F4A7C15u + (uint64_t)_i;
+	uint64_t s = 0x9E3779B97F4A7C15u + (uint64_t)i;
 	struct app a;
 	struct tree t;
 	size_t shown = 0;
@@ -295,38 +341,58 @@ START_TEST(tree_walk_matches_full_flattening)
 	/* the trees were not all trivial */
 	ck_assert_uint_gt(shown, 40 * 4);
 	tree_fini(&t);
+	shown_fini();
 	app_fini(&a);
+}
+
+START_TEST(tree_walk_matches_full_flattening)
+{
+	random_trees(_i);
+}
+END_TEST
+
+/* The same split by task name: a stack's rows side by side. */
+START_TEST(tree_walk_split_by_name)
+{
+	by_name = true;
+	random_trees(_i);
 }
 END_TEST
 
 /* A window of up to WIDE_ROWS stacks under one root, through one of two
  * middle frames, most ending in a leaf of their own: frames with
- * hundreds of callees, which keep them ranked in an array. */
+ * hundreds of callees, which keep them ranked in an array.  With by_name
+ * a stack has 1 to 3 task names, a sample each. */
 #define WIDE_ROWS 400
 static void wide_window(struct app *a, uint64_t *s, int64_t start)
 {
-	static struct sample smp[WIDE_ROWS];
+	static const char *const tasks[] = { "t", "u", "v" };
+	static struct sample smp[3 * WIDE_ROWS];
 	static struct strview f[WIDE_ROWS][3];
 	static char leaf[WIDE_ROWS][16];
 	struct window_meta meta = { .time_nanos = start,
 		                    .duration_nanos = 5 * SEC,
 		                    .requested_nanos = 5 * SEC };
-	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100);
+	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100), ns = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		size_t nn = by_name ? 1 + rnd(s) % 3 : 1, depth;
+
 		snprintf(leaf[i], sizeof(leaf[i]), "leaf_%zu", i);
 		f[i][0] = sv_c("root");
 		f[i][1] = sv_c(rnd(s) % 8 ? "mid" : "side");
 		f[i][2] = sv_c(leaf[i]);
-		smp[i] = (struct sample){ .frames = f[i],
-			                  .depth = 1 + (rnd(s) % 16 != 0) +
-			                           (rnd(s) % 16 != 0),
-			                  .task = sv_c("t"),
-			                  .tasks = 1 };
-		for (int m = 0; m < METRIC_COUNT; m++)
-			smp[i].m.v[m] = rnd(s) % 8;
+		depth = 1 + (rnd(s) % 16 != 0) + (rnd(s) % 16 != 0);
+		for (size_t k = 0; k < nn; k++, ns++) {
+			smp[ns] = (struct sample){ .frames = f[i],
+				                   .depth = depth,
+				                   .task = sv_c(tasks[k]),
+				                   .tasks = 1 + k };
+			for (int m = 0; m < METRIC_COUNT; m++)
+				smp[ns].m.v[m] = rnd(s) % 8;
+		}
 	}
-	ck_assert_int_eq(app_commit(a, smp, n, &meta), STATUS_OK);
+	ck_assert_int_eq(app_commit(a, smp, ns, &meta), STATUS_OK);
 }
 
 /* The same against frames with hundreds of callees, with moves that jump
@@ -389,7 +455,7 @@ static void select_row(struct tree *t, size_t i)
 static void update_check(struct app *a, struct tree *t)
 {
 	ck_assert_int_eq(
-	    tree_update(t, a->m, model_latest(a->m), METRIC_BUSY, false),
+	    tree_update(t, a->m, shown_window(a), METRIC_BUSY, false),
 	    STATUS_OK);
 	check_rows(t, METRIC_BUSY, false);
 }
@@ -445,7 +511,7 @@ static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
                               bool ascending)
 {
 	ck_assert_int_eq(
-	    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+	    tree_update(t, a->m, shown_window(a), metric, ascending),
 	    STATUS_OK);
 	check_rows(t, metric, ascending);
 	return t->nshown;
@@ -456,9 +522,9 @@ static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
  * arrived, End, a move up, collapse twice, a weighting key, +, the
  * flame's wide callees between, then a new window finds the selection
  * by its path among the rows when it is there. */
-START_TEST(tree_walk_leafy_new_window)
+static void leafy_windows(int seed)
 {
-	uint64_t s = 0x94D049BB133111EBu + (uint64_t)_i;
+	uint64_t s = 0x94D049BB133111EBu + (uint64_t)seed;
 	struct app a;
 	struct tree t;
 	enum metric metric = METRIC_BUSY;
@@ -505,7 +571,24 @@ START_TEST(tree_walk_leafy_new_window)
 	}
 	ck_assert_uint_gt(leafy_met, 0);
 	tree_fini(&t);
+	shown_fini();
 	app_fini(&a);
+}
+
+START_TEST(tree_walk_leafy_new_window)
+{
+	leafy_windows(_i);
+}
+END_TEST
+
+/* The same split by task name: a leafy frame's callees are its stacks,
+ * some of several rows. */
+START_TEST(tree_walk_leafy_split_by_name)
+{
+	by_name = true;
+	leafy_named = 0;
+	leafy_windows(_i);
+	ck_assert_uint_gt(leafy_named, 0);
 }
 END_TEST
 
@@ -520,6 +603,8 @@ Suite *suite_tree_walk(void)
 	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
 	tcase_add_loop_test(tc, tree_walk_many_callees, 0, 20);
 	tcase_add_loop_test(tc, tree_walk_leafy_new_window, 0, 40);
+	tcase_add_loop_test(tc, tree_walk_split_by_name, 0, 50);
+	tcase_add_loop_test(tc, tree_walk_leafy_split_by_name, 0, 40);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -121,12 +121,15 @@ static void unlink_callees(struct tree *t, uint32_t node)
 }
 
 /* Whether the rows of node (LEAFY_MIN or more) each end in a callee of
- * their own, but those ending at node; *n the callees. */
-static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
+ * their own (split by name, the rows of a stack one callee: *named), but
+ * those ending at node; *n the callees. */
+static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n,
+                       bool *named)
 {
 	const struct tree_node *nd = &t->nodes[node];
 	uint32_t depth = nd->depth, last = TREE_NONE, k = 0;
 
+	*named = false;
 	if (nd->r1 - nd->r0 < LEAFY_MIN)
 		return false;
 	for (uint32_t r = nd->r0; r < nd->r1; r++) {
@@ -134,7 +137,13 @@ static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
 
 		if (d <= depth) /* the node's own figures */
 			continue;
-		if (d > depth + 1 || t->rowf[r][depth] == last)
+		if (d > depth + 1)
+			return false;
+		if (r > nd->r0 && t->stacks[r] == t->stacks[r - 1]) {
+			*named = true; /* the stack's next task name */
+			continue;
+		}
+		if (t->rowf[r][depth] == last)
 			return false;
 		last = t->rowf[r][depth];
 		k++;
@@ -147,12 +156,13 @@ enum status tree_callees(struct tree *t, uint32_t node)
 {
 	struct tree_node *n = &t->nodes[node];
 	uint32_t k = 0;
+	bool named;
 
 	if (n->built || n->leafy || !t->w)
 		return STATUS_OK;
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
-	if (!rows_leafy(t, node, &k))
+	if (!rows_leafy(t, node, &k, &named))
 		return tree_children(t, node);
 	if (mem_grow(&t->leaf_of, &t->leaf_cap, t->w->nrows + 1,
 	             sizeof(*t->leaf_of)))
@@ -162,6 +172,7 @@ enum status tree_callees(struct tree *t, uint32_t node)
 	for (uint32_t r = n->r0; r < n->r1; r++)
 		t->leaf_of[r] = TREE_NONE;
 	n->leafy = true;
+	n->named = named;
 	n->nchild = k;
 	n->nsorted = n->ntail = 0;
 	return STATUS_OK;
@@ -180,11 +191,11 @@ uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
 		return TREE_NONE;
 	c = &t->nodes[id];
 	c->r0 = r;
-	c->r1 = r + 1;
+	c->r1 = tree_leafy_end(t, &t->nodes[node], r);
 	c->leaf = true;
 	c->rank_order = 0;
-	c->m = t->w->rows[r].m;
-	c->tasks = t->w->rows[r].tasks;
+	for (uint32_t k = r; k < c->r1; k++)
+		add_to(c, &t->w->rows[k]);
 	t->leaf_of[r] = id;
 	return id;
 }

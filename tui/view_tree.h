@@ -50,11 +50,13 @@ struct tree_node {
 	 * a row among callees of one row each is found without a walk */
 	uint32_t ranked, rank;
 	uint32_t branches; /* its callees with callees, once built */
-	/* its callees are its rows, one each, none with callees, and no
+	/* its callees are its rows, one each (named: split by task name, a
+	 * stack's rows side by side one each), none with callees, and no
 	 * nodes but those a walk reaches (leaf, by tree_leaf): nchild
 	 * counts them, the first nsorted and the last ntail in the order
-	 * shown are in ranked (by row), selected rather than all sorted */
-	bool leafy;
+	 * shown are in ranked (by their first row), selected rather than
+	 * all sorted */
+	bool leafy, named;
 	uint32_t nsorted, ntail;
 	uint32_t ranked_order; /* the order its room in ranked is for */
 	/* a leafy frame's callee: rank is its place for order rank_order */
