@@ -484,13 +484,15 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 }
 
 /* t, then * on a window that just arrived, none of its frames made yet
- * (best of runs, each on a new window).  Prints
- * viewer_view_tree_{open,expand_all}_new_window_TAG_ms. */
+ * (best of runs, each on a new window); and * after the operator's pause
+ * after t (the idle steps run, the longest into *step).  Prints
+ * viewer_view_tree_{open,expand_all}_new_window_TAG_ms and
+ * viewer_view_tree_expand_all_new_window_after_pause_TAG_ms. */
 static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
-                           const char *tag)
+                           const char *tag, double *step)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
-	double first = 1e30, arr = 1e30, open = 1e30;
+	double first = 1e30, arr = 1e30, open = 1e30, paused = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		if (arrival(a, sg->scr, sg->g, &arr) ||
@@ -501,10 +503,22 @@ static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &all, 1, &paused) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
 	}
 	printf("viewer_view_tree_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_expand_all_new_window_%s_ms %.3f\n", tag,
 	       first);
+	printf("viewer_view_tree_expand_all_new_window_after_pause_%s_ms "
+	       "%.3f\n",
+	       tag, paused);
 	return 0;
 }
 
@@ -512,15 +526,17 @@ static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
  * to 3 task names (of 8), so a frame's leaves are runs of rows, not a row
  * each.  Each run on a window just arrived (g->names set for the block):
  * t, * on it (none of its frames made), a weighting key with everything
- * expanded, End; n again after.  Prints
- * viewer_view_tree_name_{open_new_window,expand_all_new_window,all_weight,
- * all_end}_TAG_ms. */
+ * expanded, End; then on another, * after the operator's pause after t
+ * (the idle steps run, the longest into *step); n again after.  Prints
+ * viewer_view_tree_name_{open_new_window,expand_all_new_window,
+ * expand_all_new_window_after_pause,all_weight,all_end}_TAG_ms. */
 static int tree_by_name(struct app *a, struct scr_gen *sg, int runs,
-                        const char *tag)
+                        const char *tag, double *step)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME,
 	                 end = KC_END, kn = 'n';
-	double open = 1e30, first = 1e30, w = 1e30, en = 1e30, arr = 1e30;
+	double open = 1e30, first = 1e30, w = 1e30, en = 1e30, arr = 1e30,
+	       paused = 1e30;
 	size_t names = sg->g->names;
 
 	sg->g->names = 3;
@@ -539,6 +555,15 @@ static int tree_by_name(struct app *a, struct scr_gen *sg, int runs,
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &all, 1, &paused) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
 	}
 	sg->g->names = names;
 	if (keys(a, sg->scr, &kn, 1))
@@ -546,6 +571,9 @@ static int tree_by_name(struct app *a, struct scr_gen *sg, int runs,
 	printf("viewer_view_tree_name_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_name_expand_all_new_window_%s_ms %.3f\n", tag,
 	       first);
+	printf("viewer_view_tree_name_expand_all_new_window_after_pause_%s_ms "
+	       "%.3f\n",
+	       tag, paused);
 	printf("viewer_view_tree_name_all_weight_%s_ms %.3f\n", tag, w);
 	printf("viewer_view_tree_name_all_end_%s_ms %.3f\n", tag, en);
 	return 0;
@@ -764,10 +792,10 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		struct scr_gen sg = { &scr, &g };
 
 		if (explore_keys(&a, &sg, runs, tag, &step) ||
-		    tree_new_window(&a, &sg, runs, tag))
+		    tree_new_window(&a, &sg, runs, tag, &step))
 			return -1;
 		/* the tree split by name, in a block of its own: 10k skipped */
-		if (stacks >= 100000 && tree_by_name(&a, &sg, runs, tag))
+		if (stacks >= 100000 && tree_by_name(&a, &sg, runs, tag, &step))
 			return -1;
 	}
 	printf("viewer_idle_step_longest_cpu_%s_ms %.3f\n", tag, step);
