@@ -33,7 +33,20 @@ struct gen {
 	size_t stacks, depth;
 	uint64_t x;     /* xorshift state of the metrics */
 	size_t windows; /* committed so far: shifts the leaves */
+	size_t names;   /* stack i has 1 + i % names task names (0: one) */
 };
+
+/* The task names of a stack's samples when g->names asks for several. */
+static const char *const task_names[8] = {
+	"worker", "fetcher", "parser",  "writer",
+	"poller", "retrier", "flusher", "pinger",
+};
+
+/* The samples of stack i: one per task name. */
+static size_t names_of(const struct gen *g, size_t i)
+{
+	return g->names ? 1 + i % g->names : 1;
+}
 
 static uint64_t xorshift(uint64_t *x)
 {
@@ -46,11 +59,12 @@ static uint64_t xorshift(uint64_t *x)
 /* Commits a window of g->stacks stacks of g->depth frames (>= 3): a shared
  * root, then depth - 2 middle frames out of 200, then a leaf of its own
  * ("module_M:handler_I:L", I shifted by 5% of the stacks a window); task
- * "worker"; new metrics. */
+ * "worker", or with g->names a sample per name (names_of, out of
+ * task_names); new metrics. */
 static int fill(struct app *a, struct gen *g)
 {
-	size_t stacks = g->stacks, depth = g->depth;
-	struct sample *s = calloc(stacks, sizeof(*s));
+	size_t stacks = g->stacks, depth = g->depth, ns = 0;
+	struct sample *s;
 	struct strview *f = calloc(stacks * depth, sizeof(*f));
 	struct strview *pk = calloc(stacks * 2, sizeof(*pk));
 	char *names = calloc(stacks + 200, NAME);
@@ -58,6 +72,9 @@ static int fill(struct app *a, struct gen *g)
 	struct window_meta meta;
 	enum status st;
 
+	for (size_t i = 0; i < stacks; i++)
+		ns += names_of(g, i);
+	s = calloc(ns, sizeof(*s));
 	if (!s || !f || !pk || !names || !waits) {
 		free(s);
 		free(f);
@@ -72,6 +89,7 @@ static int fill(struct app *a, struct gen *g)
 	for (size_t j = 0; j < 200; j++)
 		snprintf(names + (stacks + j) * NAME, NAME,
 		         "lib%zu:call_%zu:%zu", j % 13, j, 10 + j);
+	ns = 0;
 	for (size_t i = 0; i < stacks; i++) {
 		size_t li = i + g->windows * (stacks / 20);
 		char *leaf = names + i * NAME;
@@ -86,22 +104,25 @@ static int fill(struct app *a, struct gen *g)
 			                   : sv_c(names + (stacks + j) * NAME);
 		}
 		fi[depth - 1] = sv_n(leaf, (size_t)n);
-		s[i].frames = fi;
-		s[i].depth = depth;
-		s[i].task = sv_c("worker");
-		for (int m = 0; m < METRIC_COUNT; m++)
-			s[i].m.v[m] = xorshift(&g->x) % 5000000000u;
-		s[i].tasks = 1 + i % 7;
 		/* a tenth as many parked-at stacks, under one lock */
 		pk[2 * i] = sv_c(waits + (i % (stacks / 10 + 1)) * NAME);
 		pk[2 * i + 1] = sv_c("asyncio.locks:Lock.acquire:114");
-		s[i].parked = pk + 2 * i;
-		s[i].parked_depth = 2;
+		for (size_t k = 0; k < names_of(g, i); k++, ns++) {
+			s[ns].frames = fi;
+			s[ns].depth = depth;
+			s[ns].task =
+			    sv_c(task_names[g->names ? (i + 3 * k) % 8 : 0]);
+			for (int m = 0; m < METRIC_COUNT; m++)
+				s[ns].m.v[m] = xorshift(&g->x) % 5000000000u;
+			s[ns].tasks = 1 + i % 7;
+			s[ns].parked = pk + 2 * i;
+			s[ns].parked_depth = 2;
+		}
 	}
 	memset(&meta, 0, sizeof(meta));
 	meta.time_nanos = (int64_t)1700000000 * 1000000000;
 	meta.duration_nanos = 5000000000;
-	st = app_commit(a, s, stacks, &meta);
+	st = app_commit(a, s, ns, &meta);
 	g->windows++;
 	free(s);
 	free(f);
@@ -463,13 +484,15 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 }
 
 /* t, then * on a window that just arrived, none of its frames made yet
- * (best of runs, each on a new window).  Prints
- * viewer_view_tree_{open,expand_all}_new_window_TAG_ms. */
+ * (best of runs, each on a new window); and * after the operator's pause
+ * after t (the idle steps run, the longest into *step).  Prints
+ * viewer_view_tree_{open,expand_all}_new_window_TAG_ms and
+ * viewer_view_tree_expand_all_new_window_after_pause_TAG_ms. */
 static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
-                           const char *tag)
+                           const char *tag, double *step)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
-	double first = 1e30, arr = 1e30, open = 1e30;
+	double first = 1e30, arr = 1e30, open = 1e30, paused = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		if (arrival(a, sg->scr, sg->g, &arr) ||
@@ -480,10 +503,79 @@ static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &all, 1, &paused) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
 	}
 	printf("viewer_view_tree_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_expand_all_new_window_%s_ms %.3f\n", tag,
 	       first);
+	printf("viewer_view_tree_expand_all_new_window_after_pause_%s_ms "
+	       "%.3f\n",
+	       tag, paused);
+	return 0;
+}
+
+/* The tree split by task name (n then t): every stack of a window has 1
+ * to 3 task names (of 8), so a frame's leaves are runs of rows, not a row
+ * each.  Each run on a window just arrived (g->names set for the block):
+ * t, * on it (none of its frames made), a weighting key with everything
+ * expanded, End; then on another, * after the operator's pause after t
+ * (the idle steps run, the longest into *step); n again after.  Prints
+ * viewer_view_tree_name_{open_new_window,expand_all_new_window,
+ * expand_all_new_window_after_pause,all_weight,all_end}_TAG_ms. */
+static int tree_by_name(struct app *a, struct scr_gen *sg, int runs,
+                        const char *tag, double *step)
+{
+	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME,
+	                 end = KC_END, kn = 'n';
+	double open = 1e30, first = 1e30, w = 1e30, en = 1e30, arr = 1e30,
+	       paused = 1e30;
+	size_t names = sg->g->names;
+
+	sg->g->names = 3;
+	if (keys(a, sg->scr, &kn, 1))
+		return -1;
+	for (int r = 0; r < runs; r++) {
+		int weigh = other_weighting(a);
+
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    timed(a, sg->scr, &t, 1, &open) ||
+		    keys(a, sg->scr, &home, 1) ||
+		    timed(a, sg->scr, &all, 1, &first) ||
+		    timed(a, sg->scr, &weigh, 1, &w) ||
+		    timed(a, sg->scr, &end, 1, &en) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
+		if (arrival(a, sg->scr, sg->g, &arr) ||
+		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+			return -1;
+		pause_idle(a, step);
+		if (timed(a, sg->scr, &all, 1, &paused) ||
+		    keys(a, sg->scr, &esc, 1))
+			return -1;
+		tree_paths_clear(&a->tree.open);
+		tree_paths_clear(&a->tree.open_all);
+	}
+	sg->g->names = names;
+	if (keys(a, sg->scr, &kn, 1))
+		return -1;
+	printf("viewer_view_tree_name_open_new_window_%s_ms %.3f\n", tag, open);
+	printf("viewer_view_tree_name_expand_all_new_window_%s_ms %.3f\n", tag,
+	       first);
+	printf("viewer_view_tree_name_expand_all_new_window_after_pause_%s_ms "
+	       "%.3f\n",
+	       tag, paused);
+	printf("viewer_view_tree_name_all_weight_%s_ms %.3f\n", tag, w);
+	printf("viewer_view_tree_name_all_end_%s_ms %.3f\n", tag, en);
 	return 0;
 }
 
@@ -560,7 +652,7 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30;
 
 	for (int r = 0; r < 2 * runs; r++) {
-		struct gen g = { stacks, depth, 88172645463325252u, 0 };
+		struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 		struct app a;
 		struct app_opts o;
 		struct screen scr;
@@ -604,7 +696,7 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	struct app_opts o;
 	struct screen scr;
 	struct figures f;
-	struct gen g = { stacks, depth, 88172645463325252u, 0 };
+	struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 	size_t kept_first = 0, kept_last = 0;
 	double step = 0;     /* the longest idle step's CPU time */
 	double fstep = 1e30; /* the work between '/' and the very first key */
@@ -700,7 +792,10 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		struct scr_gen sg = { &scr, &g };
 
 		if (explore_keys(&a, &sg, runs, tag, &step) ||
-		    tree_new_window(&a, &sg, runs, tag))
+		    tree_new_window(&a, &sg, runs, tag, &step))
+			return -1;
+		/* the tree split by name, in a block of its own: 10k skipped */
+		if (stacks >= 100000 && tree_by_name(&a, &sg, runs, tag, &step))
 			return -1;
 	}
 	printf("viewer_idle_step_longest_cpu_%s_ms %.3f\n", tag, step);

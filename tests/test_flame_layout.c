@@ -168,8 +168,9 @@ START_TEST(flame_layout_is_the_full_scan)
 END_TEST
 
 /* The flame's first draw looks up only the rows it reads; the tree's
- * first scan of rows then makes every row's frames, copied side by side
- * in row order, each the model's stack. */
+ * first scan of rows then makes every row's frames, each the model's
+ * stack, and its steps (between keys) copy them side by side in row
+ * order. */
 START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
 {
 	struct model *m = tm_mk(2, 0, 0, 0, 0);
@@ -186,14 +187,23 @@ START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
 	ck_assert(!t.rows_known);
 	ck_assert_int_eq(tree_children(&t, 0), STATUS_OK);
 	ck_assert(t.rows_known);
-	for (size_t r = 0, at = 0; r < w->nrows; r++) {
-		size_t d = 0;
-		const uint32_t *s = model_stack(m, w->rows[r].stack, &d);
+	for (int copied = 0; copied < 2; copied++) {
+		bool done = false;
 
-		ck_assert_uint_eq(t.rowd[r], d);
-		ck_assert_ptr_eq(t.rowf[r], t.frames + at);
-		ck_assert_mem_eq(t.rowf[r], s, d * sizeof(*s));
-		at += d;
+		for (size_t r = 0, at = 0; r < w->nrows; r++) {
+			size_t d = 0;
+			const uint32_t *s =
+			    model_stack(m, w->rows[r].stack, &d);
+
+			ck_assert_uint_eq(t.rowd[r], d);
+			if (copied)
+				ck_assert_ptr_eq(t.rowf[r], t.frames + at);
+			ck_assert_mem_eq(t.rowf[r], s, d * sizeof(*s));
+			at += d;
+		}
+		while (!done)
+			ck_assert_int_eq(tree_rows_step(&t, 64, &done),
+			                 STATUS_OK);
 	}
 	flame_fini(&f);
 	tree_fini(&t);

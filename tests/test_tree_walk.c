@@ -1,7 +1,8 @@
 /* The tree's rows are walked, not flattened: on random trees with random
  * expansions, collapses, weightings and pages, every row found by the
  * counts (tree_row) and every row of the page is the one a full
- * flattening of the expanded tree, each level sorted, puts there. */
+ * flattening of the expanded tree, each level sorted, puts there; and
+ * the same split by task name, where a stack has a row per name. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,39 +37,105 @@ struct want {
 	uint32_t node;
 };
 
-/* The last full flattening, and how many leafy frames it met. */
+/* The last full flattening, and how many leafy frames it met (split by
+ * name, how many with a stack of more than one row). */
 static struct want want[SU_ROWS * SU_DEPTH + 1024];
-static size_t leafy_met;
+static size_t leafy_met, leafy_named;
 
-/* The callees of leafy node, from the window's rows alone: each row
- * past it is one, by the weighting (the later row first among equals). */
+/* Whether the windows are split by task name: the tree is then given the
+ * latest window so derived (split, made from split_of). */
+static bool by_name;
+static const struct window *split, *split_of;
+
+/* The window the tree shows: the latest, split by name when by_name. */
+static const struct window *shown_window(const struct app *a)
+{
+	const struct window *w = model_latest(a->m), *old = split;
+
+	if (!by_name)
+		return w;
+	if (split_of != w) {
+		/* the one before freed after: never the same address */
+		ck_assert_int_eq(
+		    model_group(a->m, w,
+		                (struct grouping){ .key = GROUP_SPAWN,
+		                                   .by_name = true },
+		                &split),
+		    STATUS_OK);
+		split_of = w;
+		model_group_free(old);
+	}
+	return split;
+}
+
+/* Forgets the split window (before the model goes). */
+static void shown_fini(void)
+{
+	model_group_free(split);
+	split = split_of = NULL;
+	by_name = false;
+}
+
+/* Whether the viewer's steps between keys run before each update (the
+ * rows made a few at a time, whole or not), and their random state. */
+static bool stepping;
+static uint64_t step_rnd = 0x5851F42D4C957F2Du;
+
+/* The viewer's pause before a key when stepping: up to 3 steps of the
+ * tree's rows of 1 to 40 rows each, on the window the tree was built for
+ * (a new window may have come since: the key begins again). */
+static void pause_steps(const struct app *a, struct tree *t)
+{
+	for (int k = stepping ? (int)(rnd(&step_rnd) % 4) : 0;
+	     k > 0 && tree_rows_wanted(t, a->m, t->w); k--) {
+		bool done;
+
+		ck_assert_int_eq(
+		    tree_rows_step(t, 1 + rnd(&step_rnd) % 40, &done),
+		    STATUS_OK);
+		ck_assert(!done || (t->rows_known && t->copied));
+	}
+}
+
+/* The callees of leafy node, from the window's rows alone: each stack
+ * past it is one (its rows, one a task name), by the weighting summed over
+ * its rows (the later first among equals). */
 static size_t flatten_rows(struct tree *t, uint32_t node, enum metric metric,
                            bool ascending, struct want *out, size_t n)
 {
-	static uint32_t rows[1024];
+	static uint32_t rows[4096];
+	static uint64_t val[4096];
 	const struct tree_node *nd = &t->nodes[node];
 	size_t k = 0;
 
 	for (uint32_t r = nd->r0; r < nd->r1; r++) {
 		size_t d = 0;
+		uint32_t stack = t->w->rows[r].stack;
 
-		(void)model_stack(t->m, t->w->rows[r].stack, &d);
-		if (d > nd->depth)
-			rows[k++] = r;
+		(void)model_stack(t->m, stack, &d);
+		if (d <= nd->depth)
+			continue;
+		if (k && t->w->rows[rows[k - 1]].stack == stack) {
+			val[k - 1] += t->w->rows[r].m.v[metric];
+			leafy_named++;
+			continue;
+		}
+		val[k] = t->w->rows[r].m.v[metric];
+		rows[k++] = r;
 	}
 	ck_assert_uint_eq(k, nd->nchild);
 	leafy_met++;
 	for (size_t i = 1; i < k; i++) { /* later rows first, then stable */
 		uint32_t x = rows[i];
-		uint64_t v = t->w->rows[x].m.v[metric];
+		uint64_t v = val[i];
 		size_t j = i;
 
-		while (j &&
-		       (ascending ? t->w->rows[rows[j - 1]].m.v[metric] >= v
-		                  : t->w->rows[rows[j - 1]].m.v[metric] <= v)) {
+		while (j && (ascending ? val[j - 1] >= v : val[j - 1] <= v)) {
+			val[j] = val[j - 1];
 			rows[j] = rows[j - 1];
 			j--;
 		}
+		val[j] = v;
 		rows[j] = x;
 	}
 	for (size_t i = 0; i < k; i++) {
@@ -146,7 +213,7 @@ static size_t random_rows(struct su_row *rows, uint64_t *s)
 
 		for (size_t f = 0; f < d; f++)
 			rows[r].frames[f] = names[rnd(s) % 4];
-		rows[r].task = "t";
+		rows[r].task = by_name && rnd(s) % 2 ? "u" : "t";
 		for (int m = 0; m < METRIC_COUNT; m++)
 			rows[r].v[m] = rnd(s) % 4;
 		rows[r].tasks = 1 + rnd(s) % 3;
@@ -154,12 +221,15 @@ static size_t random_rows(struct su_row *rows, uint64_t *s)
 	return n;
 }
 
-/* A window of random stacks. */
-static void random_window(struct app *a, uint64_t *s, int64_t start)
+/* A window of random stacks; under one top frame when chain (the root's
+ * one callee, made before any row's frames). */
+static void random_window(struct app *a, uint64_t *s, int64_t start, bool chain)
 {
 	static struct su_row rows[SU_ROWS];
 	size_t n = random_rows(rows, s);
 
+	for (size_t r = 0; chain && r < n; r++)
+		rows[r].frames[0] = names[0];
 	su_commit(a, rows, n, start);
 }
 
@@ -238,8 +308,9 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 		bool reorder = op && rnd(s) % 3 == 0;
 
 		t->page = 1 + rnd(s) % 12;
+		pause_steps(a, t);
 		ck_assert_int_eq(
-		    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+		    tree_update(t, a->m, shown_window(a), metric, ascending),
 		    STATUS_OK);
 		check_rows(t, metric, ascending);
 		shown += t->nshown;
@@ -247,9 +318,9 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 		if (reorder) {
 			/* another weighting: the selection keeps its path */
 			metric = (enum metric)((metric + 1) % METRIC_COUNT);
-			ck_assert_int_eq(tree_update(t, a->m,
-			                             model_latest(a->m), metric,
-			                             !ascending),
+			pause_steps(a, t);
+			ck_assert_int_eq(tree_update(t, a->m, shown_window(a),
+			                             metric, !ascending),
 			                 STATUS_OK);
 			check_rows(t, metric, !ascending);
 			ck_assert_uint_eq(t->sel_path, path);
@@ -279,54 +350,86 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 	return shown;
 }
 
-START_TEST(tree_walk_matches_full_flattening)
+/* Random trees, random keys, against the full flattening. */
+static void random_trees(int i)
 {
-	uint64_t s = 0x9E3779B97F4A7C15u + (uint64_t)_i;
+	uint64_t s = 0x9E3779B97F4A7C15u + (uint64_t)i;
 	struct app a;
 	struct tree t;
-	size_t shown = 0;
+	size_t shown = 0, chains = 0;
 
 	su_app(&a);
 	tree_init(&t);
 	for (int w = 0; w < 4; w++) {
-		random_window(&a, &s, T0 + w * 5 * SEC);
+		random_window(&a, &s, T0 + w * 5 * SEC, w % 2 == 0);
+		t.page = 1 + rnd(&s) % 12;
+		ck_assert_int_eq(
+		    tree_update(&t, a.m, model_latest(a.m), METRIC_BUSY, false),
+		    STATUS_OK);
+		check_rows(&t, METRIC_BUSY, false);
+		/* a top frame of its own, closed: no row's frames made */
+		if (w % 2 == 0 && t.n > 1 && !t.nodes[1].expanded) {
+			ck_assert(!t.rows_known);
+			chains++;
+		}
 		shown += random_keys(&a, &t, &s, 8);
 	}
 	/* the trees were not all trivial */
 	ck_assert_uint_gt(shown, 40 * 4);
+	ck_assert_uint_gt(chains, 0);
 	tree_fini(&t);
+	shown_fini();
 	app_fini(&a);
+}
+
+START_TEST(tree_walk_matches_full_flattening)
+{
+	random_trees(_i);
+}
+END_TEST
+
+/* The same split by task name: a stack's rows side by side. */
+START_TEST(tree_walk_split_by_name)
+{
+	by_name = true;
+	random_trees(_i);
 }
 END_TEST
 
 /* A window of up to WIDE_ROWS stacks under one root, through one of two
  * middle frames, most ending in a leaf of their own: frames with
- * hundreds of callees, which keep them ranked in an array. */
+ * hundreds of callees, which keep them ranked in an array.  With by_name
+ * a stack has 1 to 3 task names, a sample each. */
 #define WIDE_ROWS 400
 static void wide_window(struct app *a, uint64_t *s, int64_t start)
 {
-	static struct sample smp[WIDE_ROWS];
+	static const char *const tasks[] = { "t", "u", "v" };
+	static struct sample smp[3 * WIDE_ROWS];
 	static struct strview f[WIDE_ROWS][3];
 	static char leaf[WIDE_ROWS][16];
 	struct window_meta meta = { .time_nanos = start,
 		                    .duration_nanos = 5 * SEC,
 		                    .requested_nanos = 5 * SEC };
-	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100);
+	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100), ns = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		size_t nn = by_name ? 1 + rnd(s) % 3 : 1, depth;
+
 		snprintf(leaf[i], sizeof(leaf[i]), "leaf_%zu", i);
 		f[i][0] = sv_c("root");
 		f[i][1] = sv_c(rnd(s) % 8 ? "mid" : "side");
 		f[i][2] = sv_c(leaf[i]);
-		smp[i] = (struct sample){ .frames = f[i],
-			                  .depth = 1 + (rnd(s) % 16 != 0) +
-			                           (rnd(s) % 16 != 0),
-			                  .task = sv_c("t"),
-			                  .tasks = 1 };
-		for (int m = 0; m < METRIC_COUNT; m++)
-			smp[i].m.v[m] = rnd(s) % 8;
+		depth = 1 + (rnd(s) % 16 != 0) + (rnd(s) % 16 != 0);
+		for (size_t k = 0; k < nn; k++, ns++) {
+			smp[ns] = (struct sample){ .frames = f[i],
+				                   .depth = depth,
+				                   .task = sv_c(tasks[k]),
+				                   .tasks = 1 + k };
+			for (int m = 0; m < METRIC_COUNT; m++)
+				smp[ns].m.v[m] = rnd(s) % 8;
+		}
 	}
-	ck_assert_int_eq(app_commit(a, smp, n, &meta), STATUS_OK);
+	ck_assert_int_eq(app_commit(a, smp, ns, &meta), STATUS_OK);
 }
 
 /* The same against frames with hundreds of callees, with moves that jump
@@ -388,8 +491,9 @@ static void select_row(struct tree *t, size_t i)
 /* tree_update, then the rows against the full flattening. */
 static void update_check(struct app *a, struct tree *t)
 {
+	pause_steps(a, t);
 	ck_assert_int_eq(
-	    tree_update(t, a->m, model_latest(a->m), METRIC_BUSY, false),
+	    tree_update(t, a->m, shown_window(a), METRIC_BUSY, false),
 	    STATUS_OK);
 	check_rows(t, METRIC_BUSY, false);
 }
@@ -444,8 +548,9 @@ END_TEST
 static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
                               bool ascending)
 {
+	pause_steps(a, t);
 	ck_assert_int_eq(
-	    tree_update(t, a->m, model_latest(a->m), metric, ascending),
+	    tree_update(t, a->m, shown_window(a), metric, ascending),
 	    STATUS_OK);
 	check_rows(t, metric, ascending);
 	return t->nshown;
@@ -456,9 +561,9 @@ static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
  * arrived, End, a move up, collapse twice, a weighting key, +, the
  * flame's wide callees between, then a new window finds the selection
  * by its path among the rows when it is there. */
-START_TEST(tree_walk_leafy_new_window)
+static void leafy_windows(int seed)
 {
-	uint64_t s = 0x94D049BB133111EBu + (uint64_t)_i;
+	uint64_t s = 0x94D049BB133111EBu + (uint64_t)seed;
 	struct app a;
 	struct tree t;
 	enum metric metric = METRIC_BUSY;
@@ -505,6 +610,214 @@ START_TEST(tree_walk_leafy_new_window)
 	}
 	ck_assert_uint_gt(leafy_met, 0);
 	tree_fini(&t);
+	shown_fini();
+	app_fini(&a);
+}
+
+START_TEST(tree_walk_leafy_new_window)
+{
+	leafy_windows(_i);
+}
+END_TEST
+
+/* The same split by task name: a leafy frame's callees are its stacks,
+ * some of several rows. */
+START_TEST(tree_walk_leafy_split_by_name)
+{
+	by_name = true;
+	leafy_named = 0;
+	leafy_windows(_i);
+	ck_assert_uint_gt(leafy_named, 0);
+}
+END_TEST
+
+/* The tests above with the viewer's steps of the rows between keys, split
+ * by name or not. */
+START_TEST(tree_walk_steps_between_keys)
+{
+	stepping = true;
+	step_rnd += (uint64_t)_i;
+	by_name = _i % 2;
+	if (_i % 4 < 2)
+		random_trees(_i);
+	else
+		leafy_windows(_i);
+}
+END_TEST
+
+/* t's rows are made (rows_known): each row's stack and frames are the
+ * window's, and copied side by side in row order when t says so. */
+static void check_frames(const struct tree *t)
+{
+	ck_assert(t->rows_known);
+	for (uint32_t r = 0; r < t->w->nrows; r++) {
+		size_t d = 0;
+		const uint32_t *f = model_stack(t->m, t->w->rows[r].stack, &d);
+
+		ck_assert_uint_eq(t->stacks[r], t->w->rows[r].stack);
+		ck_assert_uint_eq(t->rowd[r], d);
+		ck_assert(!memcmp(t->rowf[r], f, d * sizeof(*f)));
+		if (t->copied && r)
+			ck_assert(t->rowf[r] ==
+			          t->rowf[r - 1] + t->rowd[r - 1]);
+	}
+}
+
+/* The rows made a step at a time (steps of 1 to 64 rows) are those made
+ * in one step, on windows sharing most stacks (made from the window
+ * before's copy), split by name or not, and a key may read them as soon
+ * as they are looked up, copied in part or not; now and then another
+ * window arrives mid-way, and the steps begin again on it. */
+START_TEST(tree_rows_steps_equal_whole)
+{
+	uint64_t s = 0xA0761D6478BD642Fu + (uint64_t)_i;
+	struct app a;
+	struct tree whole, steps;
+	size_t cut = 0, took = 0, partly = 0;
+
+	su_app(&a);
+	tree_init(&whole);
+	tree_init(&steps);
+	by_name = _i % 2;
+	for (int w = 0; w < 6; w++) {
+		const struct window *win;
+		/* the third window in steps of a few rows: cut short */
+		size_t budget = 1 + rnd(&s) % (w == 2 ? 8 : 64), k = 0;
+		bool done = false;
+
+		wide_window(&a, &s, T0 + w * 5 * SEC);
+		win = shown_window(&a);
+		ck_assert_int_eq(tree_sync(&steps, a.m, win), STATUS_OK);
+		while (!done) {
+			ck_assert(tree_rows_wanted(&steps, a.m, win));
+			ck_assert_int_eq(tree_rows_step(&steps, budget, &done),
+			                 STATUS_OK);
+			took++;
+			if (steps.rows_known && !done) {
+				check_frames(&steps);
+				partly++;
+			}
+			/* another window mid-way, now and then */
+			if (!done && ++k == 3 && (w == 2 || rnd(&s) % 3 == 0)) {
+				wide_window(&a, &s, T0 + (w * 5 + 1) * SEC);
+				win = shown_window(&a);
+				ck_assert_int_eq(tree_sync(&steps, a.m, win),
+				                 STATUS_OK);
+				cut++;
+			}
+		}
+		ck_assert(!tree_rows_wanted(&steps, a.m, win));
+		ck_assert(steps.copied);
+		check_frames(&steps);
+		ck_assert_int_eq(tree_sync(&whole, a.m, win), STATUS_OK);
+		ck_assert_int_eq(tree_rows_step(&whole, SIZE_MAX, &done),
+		                 STATUS_OK);
+		ck_assert(done && whole.copied);
+		check_frames(&whole);
+		/* made: a key makes nothing more */
+		ck_assert_int_eq(tree_rows_make(&steps), STATUS_OK);
+		check_frames(&steps);
+	}
+	ck_assert_uint_gt(took, 6);
+	ck_assert_uint_gt(cut, 0);
+	ck_assert_uint_gt(partly, 0);
+	tree_fini(&whole);
+	tree_fini(&steps);
+	shown_fini();
+	app_fini(&a);
+}
+END_TEST
+
+/* A key that comes before the steps are done finds the rows looked up
+ * (tree_rows_make goes on from the last step, without the copy), and the
+ * steps after it copy them. */
+START_TEST(tree_rows_key_between_steps)
+{
+	uint64_t s = 0x1D8E4E27C47D124Fu + (uint64_t)_i;
+	struct app a;
+	struct tree t;
+
+	su_app(&a);
+	tree_init(&t);
+	by_name = _i % 2;
+	for (int w = 0; w < 4; w++) {
+		const struct window *win;
+		bool done = false;
+		int k = (int)(rnd(&s) % 4);
+
+		wide_window(&a, &s, T0 + w * 5 * SEC);
+		win = shown_window(&a);
+		ck_assert_int_eq(tree_sync(&t, a.m, win), STATUS_OK);
+		while (k-- > 0)
+			ck_assert_int_eq(
+			    tree_rows_step(&t, 1 + rnd(&s) % 64, &done),
+			    STATUS_OK);
+		ck_assert_int_eq(tree_rows_make(&t), STATUS_OK);
+		check_frames(&t);
+		ck_assert(tree_rows_wanted(&t, a.m, win) == !t.copied);
+		while (tree_rows_wanted(&t, a.m, win))
+			ck_assert_int_eq(
+			    tree_rows_step(&t, 1 + rnd(&s) % 64, &done),
+			    STATUS_OK);
+		ck_assert(done && t.copied);
+		check_frames(&t);
+	}
+	tree_fini(&t);
+	shown_fini();
+	app_fini(&a);
+}
+END_TEST
+
+/* Renders a at 80x24. */
+static void render(struct app *a)
+{
+	struct buf b;
+
+	buf_init(&b);
+	su_screen(a, 80, 24, &b);
+	buf_fini(&b);
+}
+
+/* The viewer makes the tree's rows between keys only while the tree
+ * shows: t on a window (its top one frame, no row read), the steps until
+ * none is left (a few, of 8 rows), then * finds them made; Esc, a new
+ * window, nothing to make; t again (nothing expanded), they are wanted
+ * again. */
+START_TEST(tree_rows_made_between_keys_while_shown)
+{
+	uint64_t s = 0x2D358DCCAA6C78A5u;
+	struct app a;
+	int steps = 0;
+
+	su_app(&a);
+	a.idle_rows = 8;
+	wide_window(&a, &s, T0);
+	render(&a);
+	ck_assert(!app_idle_pending(&a));
+	(void)app_key(&a, 't');
+	render(&a);
+	ck_assert(!a.tree.rows_known);
+	while (app_idle_pending(&a)) {
+		ck_assert_int_lt(steps++, 1000);
+		app_idle(&a);
+	}
+	ck_assert_int_gt(steps, 10);
+	ck_assert(a.tree.rows_known);
+	(void)app_key(&a, '*');
+	render(&a);
+	ck_assert(a.tree.rows_known);
+	ck_assert_uint_gt(a.tree.nshown, 100);
+	(void)app_key(&a, KC_ESC);
+	render(&a);
+	wide_window(&a, &s, T0 + 5 * SEC);
+	render(&a);
+	ck_assert(!app_idle_pending(&a));
+	/* nothing expanded (* is kept by path: t would make the rows) */
+	tree_paths_clear(&a.tree.open);
+	tree_paths_clear(&a.tree.open_all);
+	(void)app_key(&a, 't');
+	render(&a);
+	ck_assert(app_idle_pending(&a));
 	app_fini(&a);
 }
 END_TEST
@@ -520,6 +833,12 @@ Suite *suite_tree_walk(void)
 	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
 	tcase_add_loop_test(tc, tree_walk_many_callees, 0, 20);
 	tcase_add_loop_test(tc, tree_walk_leafy_new_window, 0, 40);
+	tcase_add_loop_test(tc, tree_walk_split_by_name, 0, 50);
+	tcase_add_loop_test(tc, tree_walk_leafy_split_by_name, 0, 40);
+	tcase_add_loop_test(tc, tree_walk_steps_between_keys, 0, 40);
+	tcase_add_loop_test(tc, tree_rows_steps_equal_whole, 0, 20);
+	tcase_add_loop_test(tc, tree_rows_key_between_steps, 0, 20);
+	tcase_add_test(tc, tree_rows_made_between_keys_while_shown);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,10 @@
 /* Between keys: what the next key most likely needs, made a step at a
  * time.  While the filter's prompt waits for its first key, the filter's
  * index of the shown window (tui/view_search.c), so that key only
- * searches.  The table's order that going back to it needs, sorted
+ * searches.  While the tree shows, its window's rows looked up and
+ * copied side by side (tree_rows_step), so that the first key that scans
+ * them (*, or a frame of several callees opened) finds them made.  The
+ * table's order that going back to it needs, sorted
  * (tui/table_sort.c) and handed to the view when whole, so that the key
  * that shows the table again, or widens its filter, sorts nothing; and under a
  * grouping of its own, compare's base derived (split by name) and its rows
@@ -81,12 +84,20 @@ static bool filter_wanted(const struct app *a)
 	       view_idle_wanted(&a->v, a->m, app_shown(a));
 }
 
+/* The tree shows, and the rows of the window it was built for (the shown
+ * one) are not made yet. */
+static bool tree_wanted(const struct app *a)
+{
+	return a->body == APP_BODY_TREE && !app_showing_progress(a) &&
+	       tree_rows_wanted(&a->tree, a->m, app_shown(a));
+}
+
 bool app_idle_pending(const struct app *a)
 {
 	const struct window *cur, *base;
 	bool derive;
 
-	return filter_wanted(a) || table_wanted(a) ||
+	return filter_wanted(a) || tree_wanted(a) || table_wanted(a) ||
 	       compare_wanted(a, &cur, &base, &derive);
 }
 
@@ -123,6 +134,13 @@ void app_idle(struct app *a)
 	if (filter_wanted(a)) {
 		(void)view_idle_step(&a->v, a->m, app_shown(a),
 		                     APP_IDLE_FRAMES);
+		return;
+	}
+	/* the tree's next key first: a step of its rows costs little */
+	if (tree_wanted(a)) {
+		enum status st = tree_rows_step(&a->tree, step_rows(a), &done);
+
+		(void)st; /* out of memory, the tree leaves them to the keys */
 		return;
 	}
 	w = table_wanted(a);

@@ -90,6 +90,7 @@ enum status tree_build_root(struct tree *t, const struct window *w)
 	t->nranked = 0;
 	t->fresh_ok = false;
 	t->rows_known = false;
+	t->rows_begun = t->rows_copying = t->rows_failed = false;
 	t->lkeys_node = TREE_NONE; /* its nodes are new */
 	if (new_node(t, TREE_NONE, TREE_NONE) == TREE_NONE)
 		return STATUS_NOMEM;
@@ -121,12 +122,15 @@ static void unlink_callees(struct tree *t, uint32_t node)
 }
 
 /* Whether the rows of node (LEAFY_MIN or more) each end in a callee of
- * their own, but those ending at node; *n the callees. */
-static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
+ * their own (split by name, the rows of a stack one callee: *named), but
+ * those ending at node; *n the callees. */
+static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n,
+                       bool *named)
 {
 	const struct tree_node *nd = &t->nodes[node];
 	uint32_t depth = nd->depth, last = TREE_NONE, k = 0;
 
+	*named = false;
 	if (nd->r1 - nd->r0 < LEAFY_MIN)
 		return false;
 	for (uint32_t r = nd->r0; r < nd->r1; r++) {
@@ -134,7 +138,13 @@ static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
 
 		if (d <= depth) /* the node's own figures */
 			continue;
-		if (d > depth + 1 || t->rowf[r][depth] == last)
+		if (d > depth + 1)
+			return false;
+		if (r > nd->r0 && t->stacks[r] == t->stacks[r - 1]) {
+			*named = true; /* the stack's next task name */
+			continue;
+		}
+		if (t->rowf[r][depth] == last)
 			return false;
 		last = t->rowf[r][depth];
 		k++;
@@ -143,16 +153,77 @@ static bool rows_leafy(const struct tree *t, uint32_t node, uint32_t *n)
 	return k >= LEAFY_MIN;
 }
 
+/* Whether node's sums are those of its rows: the root's are the window's,
+ * summed without wrapping (saturated), the same unless one saturated. */
+static bool sums_exact(const struct tree *t, uint32_t node)
+{
+	if (node)
+		return true;
+	for (int i = 0; i < METRIC_COUNT; i++)
+		if (t->w->total.v[i] == UINT64_MAX)
+			return false;
+	return t->w->tasks != UINT64_MAX;
+}
+
+/* Whether every row of node goes on into one callee: none ends at node
+ * (a prefix sorts first), and the first and the last share the frame
+ * after it, so all between do.  Two rows read, made or not. */
+static bool one_callee(const struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+	const uint32_t *a, *b;
+	uint32_t da = 0, db = 0;
+
+	if (n->r0 >= n->r1)
+		return false;
+	a = tree_rows_frames(t, n->r0, &da);
+	b = tree_rows_frames(t, n->r1 - 1, &db);
+	return da > n->depth && db > n->depth && a[n->depth] == b[n->depth] &&
+	       sums_exact(t, node);
+}
+
+/* The one callee of node (one_callee): its rows and sums are the node's,
+ * not read again; it has callees when the last row goes deeper (if any
+ * row does, the one ending at the callee sorts first).  No row's frames
+ * made: a chain of frames of one callee each costs two lookups a frame.
+ * STATUS_NOMEM. */
+static enum status only_callee(struct tree *t, uint32_t node)
+{
+	const struct tree_node *n = &t->nodes[node];
+	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1, d = 0, c;
+	uint32_t frame = tree_rows_frames(t, r0, &d)[depth];
+	struct tree_node *cn;
+
+	(void)tree_rows_frames(t, r1 - 1, &d);
+	unlink_callees(t, node);
+	c = new_node(t, node, frame);
+	if (c == TREE_NONE)
+		return STATUS_NOMEM;
+	n = &t->nodes[node];
+	cn = &t->nodes[c];
+	cn->r0 = r0;
+	cn->r1 = r1;
+	cn->kids = d > depth + 1;
+	cn->m = n->m;
+	cn->tasks = n->tasks;
+	t->nodes[node].branches = cn->kids;
+	t->nodes[node].built = true;
+	return STATUS_OK;
+}
+
 enum status tree_callees(struct tree *t, uint32_t node)
 {
 	struct tree_node *n = &t->nodes[node];
 	uint32_t k = 0;
+	bool named;
 
 	if (n->built || n->leafy || !t->w)
 		return STATUS_OK;
+	if (one_callee(t, node)) /* before any row's frames are made */
+		return only_callee(t, node);
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
-	if (!rows_leafy(t, node, &k))
+	if (!rows_leafy(t, node, &k, &named))
 		return tree_children(t, node);
 	if (mem_grow(&t->leaf_of, &t->leaf_cap, t->w->nrows + 1,
 	             sizeof(*t->leaf_of)))
@@ -162,6 +233,7 @@ enum status tree_callees(struct tree *t, uint32_t node)
 	for (uint32_t r = n->r0; r < n->r1; r++)
 		t->leaf_of[r] = TREE_NONE;
 	n->leafy = true;
+	n->named = named;
 	n->nchild = k;
 	n->nsorted = n->ntail = 0;
 	return STATUS_OK;
@@ -180,61 +252,13 @@ uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
 		return TREE_NONE;
 	c = &t->nodes[id];
 	c->r0 = r;
-	c->r1 = r + 1;
+	c->r1 = tree_leafy_end(t, &t->nodes[node], r);
 	c->leaf = true;
 	c->rank_order = 0;
-	c->m = t->w->rows[r].m;
-	c->tasks = t->w->rows[r].tasks;
+	for (uint32_t k = r; k < c->r1; k++)
+		add_to(c, &t->w->rows[k]);
 	t->leaf_of[r] = id;
 	return id;
-}
-
-/* Whether node's sums are those of its rows: the root's are the window's,
- * summed without wrapping (saturated), the same unless one saturated. */
-static bool sums_exact(const struct tree *t, uint32_t node)
-{
-	if (node)
-		return true;
-	for (int i = 0; i < METRIC_COUNT; i++)
-		if (t->w->total.v[i] == UINT64_MAX)
-			return false;
-	return t->w->tasks != UINT64_MAX;
-}
-
-/* Whether every row of node goes on into one callee: none ends at node
- * (a prefix sorts first), and the first and the last share the frame
- * after it, so all between do. */
-static bool one_callee(const struct tree *t, uint32_t node)
-{
-	const struct tree_node *n = &t->nodes[node];
-
-	return n->r0 < n->r1 && t->rowd[n->r0] > n->depth &&
-	       t->rowf[n->r0][n->depth] == t->rowf[n->r1 - 1][n->depth] &&
-	       sums_exact(t, node);
-}
-
-/* The one callee of node (one_callee): its rows and sums are the node's,
- * not read again; it has callees when the last row goes deeper (if any
- * row does, the one ending at the callee sorts first).  STATUS_NOMEM. */
-static enum status only_callee(struct tree *t, uint32_t node)
-{
-	const struct tree_node *n = &t->nodes[node];
-	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1;
-	uint32_t c = new_node(t, node, t->rowf[r0][depth]);
-	struct tree_node *cn;
-
-	if (c == TREE_NONE)
-		return STATUS_NOMEM;
-	n = &t->nodes[node];
-	cn = &t->nodes[c];
-	cn->r0 = r0;
-	cn->r1 = r1;
-	cn->kids = t->rowd[r1 - 1] > depth + 1;
-	cn->m = n->m;
-	cn->tasks = n->tasks;
-	t->nodes[node].branches = cn->kids;
-	t->nodes[node].built = true;
-	return STATUS_OK;
 }
 
 enum status tree_children(struct tree *t, uint32_t node)
@@ -244,11 +268,11 @@ enum status tree_children(struct tree *t, uint32_t node)
 
 	if (t->nodes[node].built || !w)
 		return STATUS_OK;
+	if (one_callee(t, node))
+		return only_callee(t, node);
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
 	unlink_callees(t, node);
-	if (one_callee(t, node))
-		return only_callee(t, node);
 	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
 		size_t d = t->rowd[r];
 		const uint32_t *f = t->rowf[r];

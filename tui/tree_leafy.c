@@ -1,6 +1,7 @@
-/* A leafy frame's callees, its rows, put in the order shown: the first
- * (or the last) a page needs selected in one pass, all sorted only past a
- * quarter; and a callee's place counted from the rows. */
+/* A leafy frame's callees, its rows (split by task name, its stacks' runs
+ * of rows), put in the order shown: the first (or the last) a page needs
+ * selected in one pass, all sorted only past a quarter; and a callee's
+ * place counted from the rows. */
 #include "tui/tree_parts.h"
 
 #include "model/alloc.h"
@@ -11,17 +12,26 @@
  * sorted). */
 #define LEAFY_SELECT 64
 
-/* Row r's key: the order shown is by key, then by row, both descending
- * (the later made first among equals, as the sort of nodes leaves them);
- * from the keys kept when there is room for them. */
-static uint64_t key(const struct tree *t, uint32_t r)
+/* The key of the callee starting at row r of n, from its rows: the order
+ * shown is by key, then by row, both descending (the later made first
+ * among equals, as the sort of nodes leaves them).  Its value sums its
+ * stack's rows (one unless split by task name) as a node's sums do. */
+static inline uint64_t key_rows(const struct tree *t, const struct tree_node *n,
+                                uint32_t r)
 {
-	uint64_t v;
+	uint64_t v = t->w->rows[r].m.v[t->metric];
+	uint32_t e = tree_leafy_end(t, n, r);
 
-	if (t->lkeys_on)
-		return t->lkeys[r];
-	v = t->w->rows[r].m.v[t->metric];
+	for (uint32_t k = r + 1; k < e; k++)
+		v += t->w->rows[k].m.v[t->metric];
 	return t->ascending ? ~v : v;
+}
+
+/* key_rows, from the keys kept when there is room for them. */
+static inline uint64_t key(const struct tree *t, const struct tree_node *n,
+                           uint32_t r)
+{
+	return t->lkeys_on ? t->lkeys[r] : key_rows(t, n, r);
 }
 
 /* Keeps the keys of node's rows side by side, once per node and order:
@@ -42,38 +52,43 @@ static void keys_of(struct tree *t, uint32_t node)
 	             sizeof(*t->lkeys)))
 		return;
 	for (uint32_t r = n->r0; r < n->r1; r++)
-		t->lkeys[r] = key(t, r);
+		if (tree_leafy_starts(t, n, r))
+			t->lkeys[r] = key_rows(t, n, r);
 	t->lkeys_node = node;
 	t->lkeys_order = t->order;
 	t->lkeys_on = true;
 }
 
-/* Row a shows after row b. */
-static bool after(const struct tree *t, uint32_t a, uint32_t b)
+/* The callee at row a of n shows after the one at row b. */
+static bool after(const struct tree *t, const struct tree_node *n, uint32_t a,
+                  uint32_t b)
 {
-	uint64_t ka = key(t, a), kb = key(t, b);
+	uint64_t ka = key(t, n, a), kb = key(t, n, b);
 
 	return ka < kb || (ka == kb && a < b);
 }
 
-/* Row a is farther than row b from the end selected: it shows after b
- * when the first are selected, before b when the last are. */
-static bool farther(const struct tree *t, bool last, uint32_t a, uint32_t b)
+/* The callee at row a of f is farther than the one at row b from the end
+ * selected: it shows after b when the first are selected, before b when
+ * the last are. */
+static bool farther(const struct tree *t, const struct tree_node *f, bool last,
+                    uint32_t a, uint32_t b)
 {
-	return last ? after(t, b, a) : after(t, a, b);
+	return last ? after(t, f, b, a) : after(t, f, a, b);
 }
 
-/* Restores the heap of n rows (the farthest on top) below slot i. */
-static void sift(const struct tree *t, bool last, uint32_t *heap, size_t n,
-                 size_t i)
+/* Restores the heap of n callees of f (the farthest on top) below slot
+ * i. */
+static void sift(const struct tree *t, const struct tree_node *f, bool last,
+                 uint32_t *heap, size_t n, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, top = i;
 		uint32_t x;
 
-		if (l < n && farther(t, last, heap[l], heap[top]))
+		if (l < n && farther(t, f, last, heap[l], heap[top]))
 			top = l;
-		if (r < n && farther(t, last, heap[r], heap[top]))
+		if (r < n && farther(t, f, last, heap[r], heap[top]))
 			top = r;
 		if (top == i)
 			return;
@@ -85,8 +100,9 @@ static void sift(const struct tree *t, bool last, uint32_t *heap, size_t n,
 }
 
 /* The k callees of node shown first (or last), in the order shown, into
- * out: one pass that keeps them in a heap (t->vals), a row replacing the
- * farthest kept only when it is nearer, then taken out farthest first. */
+ * out: one pass that keeps them in a heap (t->vals), a callee replacing
+ * the farthest kept only when it is nearer, then taken out farthest
+ * first. */
 static void select_end(struct tree *t, const struct tree_node *n, size_t k,
                        bool last, uint32_t *out)
 {
@@ -94,28 +110,29 @@ static void select_end(struct tree *t, const struct tree_node *n, size_t k,
 	size_t h = 0;
 
 	for (uint32_t r = n->r0; r < n->r1; r++) {
-		if (t->rowd[r] <= n->depth) /* the node's own figures */
+		/* the node's own figures, or its stack's next task name */
+		if (!tree_leafy_starts(t, n, r))
 			continue;
 		if (h < k) {
 			size_t i = h++;
 
 			heap[i] = r;
-			while (i &&
-			       farther(t, last, heap[i], heap[(i - 1) / 2])) {
+			while (i && farther(t, n, last, heap[i],
+			                    heap[(i - 1) / 2])) {
 				uint32_t x = heap[i];
 				heap[i] = heap[(i - 1) / 2];
 				heap[(i - 1) / 2] = x;
 				i = (i - 1) / 2;
 			}
-		} else if (farther(t, last, heap[0], r)) {
+		} else if (farther(t, n, last, heap[0], r)) {
 			heap[0] = r;
-			sift(t, last, heap, h, 0);
+			sift(t, n, last, heap, h, 0);
 		}
 	}
 	for (size_t i = h; i-- > 0;) {
 		out[last ? h - 1 - i : i] = heap[0];
 		heap[0] = heap[i];
-		sift(t, last, heap, i, 0);
+		sift(t, n, last, heap, i, 0);
 	}
 }
 
@@ -126,9 +143,9 @@ static void sort_all(struct tree *t, const struct tree_node *n, uint32_t *out)
 	size_t k = 0;
 
 	for (uint32_t r = n->r0; r < n->r1; r++) {
-		if (t->rowd[r] <= n->depth)
+		if (!tree_leafy_starts(t, n, r))
 			continue;
-		t->keys[k] = key(t, r);
+		t->keys[k] = key(t, n, r);
 		t->vals[k++] = r;
 	}
 	sort_radix(t->keys, t->vals, t->tkeys, t->tvals, k);
@@ -209,7 +226,7 @@ uint32_t tree_leafy_rank(struct tree *t, uint32_t id)
 
 		keys_of(t, c->parent);
 		for (uint32_t r = n->r0; r < n->r1; r++)
-			rank += t->rowd[r] > n->depth && after(t, x, r);
+			rank += tree_leafy_starts(t, n, r) && after(t, n, x, r);
 		c = &t->nodes[id];
 		c->rank = rank;
 		c->rank_order = t->order;

@@ -17,12 +17,36 @@
  * STATUS_NOMEM.  tree_build.c. */
 enum status tree_build_root(struct tree *t, const struct window *w) MUST_CHECK;
 
+/* Whether row r of leafy node n starts one of its callees: it goes past
+ * n, and, split by task name (named), its stack is not the row before's
+ * (a stack has a row per name, side by side, one callee). */
+static inline bool tree_leafy_starts(const struct tree *t,
+                                     const struct tree_node *n, uint32_t r)
+{
+	return t->rowd[r] > n->depth &&
+	       (!n->named || r == n->r0 || t->stacks[r] != t->stacks[r - 1]);
+}
+
+/* The row after the rows of the callee of leafy node n starting at row r
+ * (its stack's: one unless named). */
+static inline uint32_t tree_leafy_end(const struct tree *t,
+                                      const struct tree_node *n, uint32_t r)
+{
+	uint32_t e = r + 1;
+
+	while (n->named && e < n->r1 && t->stacks[e] == t->stacks[r])
+		e++;
+	return e;
+}
+
 /* Makes the callees of node for the tree's walk: leafy when its rows
- * each end in a callee of their own (64 or more), no node made; else as
- * tree_children.  Nodes may move.  STATUS_NOMEM.  tree_build.c. */
+ * each end in a callee of their own, a stack's rows split by name one
+ * callee (64 or more), no node made; else as tree_children.  Nodes may
+ * move.  STATUS_NOMEM.  tree_build.c. */
 enum status tree_callees(struct tree *t, uint32_t node) MUST_CHECK;
-/* The node of leafy node's callee at row r, made when first asked for
- * (not linked among node's callees); TREE_NONE out of memory. */
+/* The node of leafy node's callee starting at row r (its stack's rows),
+ * made when first asked for (not linked among node's callees); TREE_NONE
+ * out of memory. */
 uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r);
 
 /* Puts leafy node's callee shown i-th (0 the first) in the order shown

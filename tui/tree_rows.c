@@ -4,34 +4,13 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "tui/grouped.h"
 
 /* The most frames a window's rows copy side by side (64 MiB); past it
  * the rows point into the model's stacks. */
 #define FRAMES_MAX ((size_t)1 << 24)
 /* How far on a stack of the window before is looked for in turn. */
 #define PREV_NEAR 64
-
-/* Copies the rows' frames side by side in row order and points rowf at
- * the copy: the scans of rows under a frame then read them in turn
- * instead of chasing each row's stack.  Past FRAMES_MAX, or out of
- * memory, the rows keep pointing into the model's stacks (or the copy
- * of the window before). */
-static void side_by_side(struct tree *t, size_t nframes)
-{
-	size_t at = 0;
-
-	if (nframes > FRAMES_MAX || mem_grow(&t->frames, &t->frames_cap,
-	                                     nframes + 1, sizeof(*t->frames)))
-		return;
-	for (size_t r = 0; r < t->w->nrows; r++) {
-		if (t->rowd[r])
-			memcpy(t->frames + at, t->rowf[r],
-			       t->rowd[r] * sizeof(*t->frames));
-		t->rowf[r] = t->frames + at;
-		at += t->rowd[r];
-	}
-	t->copied = true;
-}
 
 /* Keeps the rows just made (copied) as the window before's: the arrays
  * change places, so the next rows are made into the older ones. */
@@ -120,22 +99,34 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 	return UINT32_MAX;
 }
 
-enum status tree_rows_make(struct tree *t)
+/* Begins the rows of t's window: the copy of the window before kept (when
+ * it was made whole), the arrays grown to the window's rows.
+ * STATUS_NOMEM. */
+static enum status rows_begin(struct tree *t)
 {
-	const struct window *w = t->w;
-	size_t nframes = 0, at = 0;
+	size_t n = t->w->nrows + 1;
 
-	if (t->rows_known || !w)
-		return STATUS_OK;
 	if (t->copied)
 		keep_prev(t, t->ncopied);
 	t->copied = false;
-	if (mem_grow(&t->rowf, &t->rowf_cap, w->nrows + 1, sizeof(*t->rowf)) ||
-	    mem_grow(&t->rowd, &t->rowd_cap, w->nrows + 1, sizeof(*t->rowd)) ||
-	    mem_grow(&t->stacks, &t->stacks_cap, w->nrows + 1,
-	             sizeof(*t->stacks)))
+	if (mem_grow(&t->rowf, &t->rowf_cap, n, sizeof(*t->rowf)) ||
+	    mem_grow(&t->rowd, &t->rowd_cap, n, sizeof(*t->rowd)) ||
+	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)))
 		return STATUS_NOMEM;
-	for (size_t r = 0; r < w->nrows; r++) {
+	t->rows_next = t->rows_frames = t->rows_at = 0;
+	t->rows_copying = false;
+	t->rows_begun = true;
+	return STATUS_OK;
+}
+
+/* Looks the frames of rows [rows_next, end) up: a stack split by name
+ * takes the row before's, one the window before had that window's copy,
+ * a new one the model's. */
+static void look_up(struct tree *t, size_t end)
+{
+	const struct window *w = t->w;
+
+	for (size_t r = t->rows_next; r < end; r++) {
 		uint32_t s = w->rows[r].stack, p;
 		size_t d = 0;
 
@@ -143,18 +134,105 @@ enum status tree_rows_make(struct tree *t)
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
 			d = t->rowd[r - 1];
-		} else if ((p = prev_row(&t->prev, s, &at)) != UINT32_MAX) {
+		} else if ((p = prev_row(&t->prev, s, &t->rows_at)) !=
+		           UINT32_MAX) {
 			t->rowf[r] = t->prev.rowf[p];
 			d = t->prev.rowd[p];
 		} else {
 			t->rowf[r] = model_stack(t->m, s, &d);
 		}
 		t->rowd[r] = (uint32_t)d;
-		nframes += d;
+		t->rows_frames += d;
 	}
-	side_by_side(t, nframes);
-	t->ncopied = w->nrows;
+	t->rows_next = end;
+}
+
+/* Copies the frames of rows [copy_next, end) side by side in row order
+ * and points their rowf at the copy: the scans of rows under a frame then
+ * read them in turn instead of chasing each row's stack.  The rows not
+ * copied yet still point where they were found. */
+static void copy_rows(struct tree *t, size_t end)
+{
+	for (size_t r = t->copy_next; r < end; r++) {
+		if (t->rowd[r])
+			memcpy(t->frames + t->copy_at, t->rowf[r],
+			       t->rowd[r] * sizeof(*t->frames));
+		t->rowf[r] = t->frames + t->copy_at;
+		t->copy_at += t->rowd[r];
+	}
+	t->copy_next = end;
+}
+
+/* The rows are looked up (a key may read them now): their copy side by
+ * side begins, unless past FRAMES_MAX or out of memory (they then keep
+ * pointing into the model's stacks or the copy of the window before). */
+static void looked_up(struct tree *t)
+{
 	t->rows_known = true;
+	t->rows_begun = false;
+	t->copy_next = t->copy_at = 0;
+	t->rows_copying =
+	    t->rows_frames <= FRAMES_MAX &&
+	    mem_grow(&t->frames, &t->frames_cap, t->rows_frames + 1,
+	             sizeof(*t->frames)) == STATUS_OK;
+}
+
+/* At most left of the rows from at to n. */
+static size_t upto(size_t at, size_t n, size_t *left)
+{
+	size_t k = n - at < *left ? n - at : *left;
+
+	*left -= k;
+	return at + k;
+}
+
+enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
+{
+	size_t n, left = budget ? budget : 1;
+
+	*done = (t->rows_known && !t->rows_copying) || !t->w;
+	if (*done)
+		return STATUS_OK;
+	if (!t->rows_known && !t->rows_begun && rows_begin(t) != STATUS_OK) {
+		t->rows_failed = true;
+		return STATUS_NOMEM;
+	}
+	n = t->w->nrows;
+	if (!t->rows_known) {
+		look_up(t, upto(t->rows_next, n, &left));
+		if (t->rows_next < n)
+			return STATUS_OK;
+		looked_up(t);
+	}
+	if (t->rows_copying) {
+		copy_rows(t, upto(t->copy_next, n, &left));
+		if (t->copy_next < n)
+			return STATUS_OK;
+		/* whole: the next window's rows take their frames from it */
+		t->rows_copying = false;
+		t->copied = true;
+		t->ncopied = n;
+	}
+	*done = true;
+	return STATUS_OK;
+}
+
+bool tree_rows_wanted(const struct tree *t, const struct model *m,
+                      const struct window *w)
+{
+	return w && t->w == w && t->m == m && t->seq == w->seq &&
+	       grouping_eq(t->group, w->group) &&
+	       (!t->rows_known || t->rows_copying) && !t->rows_failed;
+}
+
+enum status tree_rows_make(struct tree *t)
+{
+	if (t->rows_known || !t->w)
+		return STATUS_OK;
+	if (!t->rows_begun && rows_begin(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	look_up(t, t->w->nrows);
+	looked_up(t);
 	return STATUS_OK;
 }
 

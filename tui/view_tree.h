@@ -50,11 +50,13 @@ struct tree_node {
 	 * a row among callees of one row each is found without a walk */
 	uint32_t ranked, rank;
 	uint32_t branches; /* its callees with callees, once built */
-	/* its callees are its rows, one each, none with callees, and no
+	/* its callees are its rows, one each (named: split by task name, a
+	 * stack's rows side by side one each), none with callees, and no
 	 * nodes but those a walk reaches (leaf, by tree_leaf): nchild
 	 * counts them, the first nsorted and the last ntail in the order
-	 * shown are in ranked (by row), selected rather than all sorted */
-	bool leafy;
+	 * shown are in ranked (by their first row), selected rather than
+	 * all sorted */
+	bool leafy, named;
 	uint32_t nsorted, ntail;
 	uint32_t ranked_order; /* the order its room in ranked is for */
 	/* a leafy frame's callee: rank is its place for order rank_order */
@@ -115,7 +117,8 @@ struct tree {
 	/* each row's frames and depth, made at a window's first scan of
 	 * rows (tree_rows_make; a lookup per row and level cost the flame's
 	 * first draw most of its time), and the copy of those frames, row
-	 * after row, that rowf points into (up to a bound) */
+	 * after row, that rowf points into (up to a bound; tree_rows_step
+	 * makes it) */
 	const uint32_t **rowf;
 	uint32_t *rowd;
 	size_t rowf_cap, rowd_cap;
@@ -127,7 +130,15 @@ struct tree {
 	uint32_t *fresh;
 	size_t fresh_cap;
 	bool fresh_ok;
-	bool rows_known; /* rowf, rowd and frames are made (tree_rows_make) */
+	bool rows_known; /* rowf and rowd are made (tree_rows_make) */
+	/* how far tree_rows_step has gone on the window's rows (rows_begun:
+	 * its arrays are the window's): the rows looked up (rows_next, with
+	 * rows_frames frames; rows_at the window before's row after the
+	 * last found), then those copied (copy_next, into frames at
+	 * copy_at) */
+	size_t rows_next, rows_frames, rows_at, copy_next, copy_at;
+	bool rows_begun, rows_copying;
+	bool rows_failed; /* a step ran out of memory: left to the keys */
 	/* the stack of each row, and whether its frames were copied: the
 	 * next window's rows take the frames of the stacks they share from
 	 * this copy (prev, after a swap) rather than from the model */
@@ -162,14 +173,30 @@ enum status tree_update(struct tree *t, const struct model *m,
 enum status tree_sync(struct tree *t, const struct model *m,
                       const struct window *w) MUST_CHECK;
 
-/* Looks every row's frames up into rowf and rowd and copies them side by
- * side into frames, once per window (a stack the window before had comes
- * from that window's copy, only new stacks from the model's): every
- * reader of rowf, rowd, frames
- * or fresh calls it first (the scans of rows want them all; the flame's
- * binary searches look the few rows they read up with tree_rows_frames).
- * STATUS_NOMEM.  tree_rows.c. */
+/* Looks every row's frames up into rowf and rowd, once per window (a
+ * stack the window before had comes from that window's copy, only new
+ * stacks from the model's), going on from where tree_rows_step stopped:
+ * every reader of rowf, rowd, frames or fresh calls it first (the scans
+ * of rows want them all; the flame's binary searches look the few rows
+ * they read up with tree_rows_frames).  Their copy side by side is left
+ * to tree_rows_step.  STATUS_NOMEM.  tree_rows.c. */
 enum status tree_rows_make(struct tree *t) MUST_CHECK;
+/* The rows of tree_rows_make a step at a time (the viewer takes them
+ * between keys), then their copy side by side into frames, in row order
+ * (the scans of the rows under a frame then read memory in turn, and the
+ * next window takes its frames from the copy): goes on from where the
+ * last step on this window stopped, looking up or copying about budget
+ * rows; *done once both are made.  Rows partly copied are the same rows
+ * (each points at its frames, copied or not).  A new window begins
+ * again.  STATUS_NOMEM: tree_rows_wanted says no until a new window, and
+ * tree_rows_make tries again. */
+enum status tree_rows_step(struct tree *t, size_t budget,
+                           bool *done) MUST_CHECK;
+/* Whether t is built for w (of m) and its rows are not made or not
+ * copied yet, nor did a step on them run out of memory: what
+ * tree_rows_step would make. */
+bool tree_rows_wanted(const struct tree *t, const struct model *m,
+                      const struct window *w);
 /* Row r's frames, root first, and *depth: from rowf and rowd when made,
  * else looked up. */
 const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
