@@ -171,11 +171,13 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
 
 def _collections(g, reading):
     """The garbage collections of a stall run's quiet or reading phases, as the bench prints them."""
-    spans = [(a, b) for a, b, rd in g["phases"] if rd == reading]
+    # A phase counts from its catch-up read's end: at 100 000 tasks that read can outlast the
+    # phase, which then counts no time at all (its span would be negative, and so the rates).
+    spans = [(a, b) for a, b, rd in g["phases"] if rd == reading and b > a]
     secs = sum(b - a for a, b in spans) / 1e9
     got = [x for x in g["truth"].get("gc", ()) if any(a <= x[0] < b for a, b in spans)]
-    if not secs:
-        return "no phase"
+    if not spans:
+        return "no time counted (every phase's catch-up read outlasted it)"
     per = [sum(1 for x in got if x[2] == gen) / secs for gen in (0, 1, 2)]
     return ("collections per s: %.1f young, %.1f middle, %.2f full; they held the loop %.0f ms a "
             "second (CPU), %.0f of it on the agent's thread; longest %.0f ms"
@@ -408,6 +410,8 @@ def stall_figures():
             ratio(w[0], q[0]), w[0] - q[0], ratio(w[1], q[1]), w[1] - q[1]))
         for name, reading in (("quiet", False), ("reading", True)):
             print("    %-8s %s" % (name, _collections(g, reading)))
+        if min(len(g["quiet"]), len(g["reading"])) < 10:
+            print("    (fewer than 10 ticks in a phase: the loop did not keep up, these figures say little)")
         if g["reads"]:
             print("    reads: %d, ms: median %.0f  max %.0f" % (
                 len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))
