@@ -10,7 +10,7 @@ Prints, each against a run without the agent in the same invocation:
     seldom), in CPU time of the loop thread (what the hooks cost) and in wall time; with
     --uvloop, on uvloop's loop;
   - the event-loop stall while a reader reads every 0.5 s, at 10 000 (and 100 000) live tasks that
-    keep waking (each every 0.2-1.2 s; at 100 000, K times that, 10 unless --slow-100k says, so
+    keep waking (each every 0.2-1.2 s; at 100 000, K times that, 20 unless --slow-100k says, so
     that the loop keeps up without reads), parked-at walks included: how late a ticker's 2 ms sleep
     wakes (median, p99, max).  One run alternates 3 s quiet phases and 3 s reading phases, and
     each tick counts for the phase it began in, so both figures see the same load and their ratio
@@ -383,7 +383,7 @@ def per_op_figures():
         print("  %-24s %-28s %-28s ≤ %.0f µs added" % (label, cols[0], cols[1], AIMS[k]))
 
 
-SLOW_100K = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--slow-100k=")), "10"))
+SLOW_100K = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--slow-100k=")), "20"))
 
 
 def stall_figures():
@@ -400,8 +400,9 @@ def stall_figures():
         if QUICK and n > 10_000:
             continue
         # 100 000 tasks waking every 0.2-1.2 s ask 140 000 wakes a second, more than one core runs:
-        # the loop falls behind without any read.  They wake 10 times less often, as many wakes a
-        # second as 10 000 tasks make (docs/asyncio-agent.md, "Costs").
+        # the loop falls behind without any read.  They wake 20 times less often (7 100 wakes a
+        # second); at 10 times, the loop was still catching up with their first steps when the
+        # run ended (docs/asyncio-agent.md, "Costs").
         slow = SLOW_100K if n > 10_000 else 1
         g = stall_phases(n, secs, slow=slow) if reader == "Python" else stall_phases_c(binary, n, secs, slow=slow)
         g.setdefault("reads", [])
