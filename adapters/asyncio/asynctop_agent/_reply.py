@@ -28,6 +28,9 @@ def _slice_ns():
 SLICE_NS = _slice_ns()  # a reply past this cuts its backlog short: END MORE, the reader reads again
 SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
+# A larger backlog (a first read of many live tasks, whose first frame must come within the
+# reader's timeout) is swept in journal order: grouping costs 0.3-0.45 µs a record.
+GROUP_MAX = 65536
 _UNPARKED = (RUNNING, DONE)  # states whose record carries no parked-at stack
 
 
@@ -37,6 +40,27 @@ def _unpark(rec):
     flags, = struct.unpack_from("<H", b, 34)
     struct.pack_into("<HI", b, 34, flags & ~F_NO_WAKER, 0)
     return bytes(b)
+
+
+def _by_address(pend):
+    """pend's records grouped by 64 KiB of address, lowest first: about the order their tasks
+    were created in.  A walk reads a task's objects, which in journal order (the order the tasks
+    woke in) are scattered over the heap; in address order a read's CPU per record fell by about
+    a tenth (docs/asyncio-agent.md, "Costs").  A loop, not one sort: the interpreter can switch
+    to a loop thread between any two of its bytecodes, and one sort of 7 000 records held it
+    2.6 ms."""
+    groups = {}
+    for r in pend:
+        k = id(r) >> 16
+        g = groups.get(k)
+        if g is None:
+            groups[k] = [r]
+        else:
+            g.append(r)
+    out = []
+    for k in sorted(groups):
+        out += groups[k]
+    return dict.fromkeys(out)
 
 
 class Reply:
@@ -93,6 +117,8 @@ class Reply:
         switch = sys.getswitchinterval()
         sys.setswitchinterval(min(switch, SWITCH_S))
         try:
+            if len(c.pending) <= GROUP_MAX:
+                c.pending = _by_address(c.pending)
             T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
         finally:
             sys.setswitchinterval(switch)

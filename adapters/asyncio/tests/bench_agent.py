@@ -1,6 +1,6 @@
 """Benchmark of the asyncio agent (run by `make bench`): python3 bench_agent.py [--quick]
 [--storm] [--uvloop] [--asynctop=BINARY] (the stall read by asynctop's own reader too)
-[--stall-only] [--no-python-reader]
+[--stall-only] [--no-python-reader] [--tasks=10000|100000] [--slow-100k=K]
 
 Prints, each against a run without the agent in the same invocation:
   - the added cost per task step (bare-yield path and future-wake path) and per spawned task
@@ -10,7 +10,8 @@ Prints, each against a run without the agent in the same invocation:
     seldom), in CPU time of the loop thread (what the hooks cost) and in wall time; with
     --uvloop, on uvloop's loop;
   - the event-loop stall while a reader reads every 0.5 s, at 10 000 (and 100 000) live tasks that
-    keep waking (each every 0.2-1.2 s), parked-at walks included: how late a ticker's 2 ms sleep
+    keep waking (each every 0.2-1.2 s; at 100 000, K times that, 20 unless --slow-100k says, so
+    that the loop keeps up without reads), parked-at walks included: how late a ticker's 2 ms sleep
     wakes (median, p99, max).  One run alternates 3 s quiet phases and 3 s reading phases, and
     each tick counts for the phase it began in, so both figures see the same load and their ratio
     holds on a loaded machine.
@@ -96,7 +97,7 @@ def _pct(xs, q):
     return xs[min(len(xs) - 1, len(xs) * q // 100)] if xs else 0
 
 
-def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
+def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5, slow=1):
     """One run of workload.py's stall case in which the reader alternates quiet phases and reading
     phases (a read every every_s, none in a phase's last every_s, so no read spills over): both
     figures come from the same process under the same load, tick by tick.  A reading phase's
@@ -108,7 +109,7 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
 
     d = tempfile.mkdtemp(prefix="asynctop-bench-")
     env = dict(os.environ, XDG_RUNTIME_DIR=d, STALL_TASKS=str(ntasks), STALL_SECONDS=str(secs),
-               STALL_SAMPLES="1", STALL_GC="1")
+               STALL_SAMPLES="1", STALL_GC="1", STALL_SLOW=str(slow))
     env.pop("ASYNCTOP_SOCKET", None)
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "workload.py"), "stall"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -171,11 +172,13 @@ def stall_phases(ntasks, secs, phase_s=3.0, every_s=0.5):
 
 def _collections(g, reading):
     """The garbage collections of a stall run's quiet or reading phases, as the bench prints them."""
-    spans = [(a, b) for a, b, rd in g["phases"] if rd == reading]
+    # A phase counts from its catch-up read's end: at 100 000 tasks that read can outlast the
+    # phase, which then counts no time at all (its span would be negative, and so the rates).
+    spans = [(a, b) for a, b, rd in g["phases"] if rd == reading and b > a]
     secs = sum(b - a for a, b in spans) / 1e9
     got = [x for x in g["truth"].get("gc", ()) if any(a <= x[0] < b for a, b in spans)]
-    if not secs:
-        return "no phase"
+    if not spans:
+        return "no time counted (every phase's catch-up read outlasted it)"
     per = [sum(1 for x in got if x[2] == gen) / secs for gen in (0, 1, 2)]
     return ("collections per s: %.1f young, %.1f middle, %.2f full; they held the loop %.0f ms a "
             "second (CPU), %.0f of it on the agent's thread; longest %.0f ms"
@@ -183,7 +186,7 @@ def _collections(g, reading):
                sum(x[4] for x in got if not x[3]) / 1e6 / secs, max((x[4] for x in got), default=0) / 1e6))
 
 
-def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
+def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5, slow=1):
     """stall_phases with asynctop's own reader (the Python reader's parsing competes with the
     application for the cores; asynctop's does far less): each reading phase is one `asynctop
     record` of phase_s / every_s windows, connected afresh, so the quiet phases have no reader at
@@ -191,7 +194,7 @@ def stall_phases_c(binary, ntasks, secs, phase_s=3.0, every_s=0.5):
     Returns {"quiet": lateness list, "reading": lateness list}."""
     d = tempfile.mkdtemp(prefix="asynctop-bench-")
     env = dict(os.environ, XDG_RUNTIME_DIR=d, STALL_TASKS=str(ntasks), STALL_SECONDS=str(secs),
-               STALL_SAMPLES="1", STALL_GC="1")
+               STALL_SAMPLES="1", STALL_GC="1", STALL_SLOW=str(slow))
     env.pop("ASYNCTOP_SOCKET", None)
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "workload.py"), "stall"], env=env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -380,6 +383,9 @@ def per_op_figures():
         print("  %-24s %-28s %-28s ≤ %.0f µs added" % (label, cols[0], cols[1], AIMS[k]))
 
 
+SLOW_100K = float(next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--slow-100k=")), "20"))
+
+
 def stall_figures():
     secs = 10 if QUICK else 20
     binary = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--asynctop=")), None)
@@ -388,14 +394,21 @@ def stall_figures():
         runs += [(n, aim, "Python") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
     if binary:
         runs += [(n, aim, "asynctop") for n, aim in ((10_000, 2.0), (100_000, 10.0))]
+    only = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("--tasks=")), None)
+    runs = [x for x in runs if only is None or x[0] == only]
     for n, aim, reader in runs:
         if QUICK and n > 10_000:
             continue
-        g = stall_phases(n, secs) if reader == "Python" else stall_phases_c(binary, n, secs)
+        # 100 000 tasks waking every 0.2-1.2 s ask 140 000 wakes a second, more than one core runs:
+        # the loop falls behind without any read.  They wake 20 times less often (7 100 wakes a
+        # second); at 10 times, the loop was still catching up with their first steps when the
+        # run ended (docs/asyncio-agent.md, "Costs").
+        slow = SLOW_100K if n > 10_000 else 1
+        g = stall_phases(n, secs, slow=slow) if reader == "Python" else stall_phases_c(binary, n, secs, slow=slow)
         g.setdefault("reads", [])
-        print("  stall at %d tasks waking every 0.2-1.2 s, read by the %s reader; one run, 3 s phases "
+        print("  stall at %d tasks waking every %g-%g s, read by the %s reader; one run, 3 s phases "
               "alternating quiet and reading (a read every 0.5 s), load average %.1f (aim ≤ %g ms added):"
-              % (n, reader, os.getloadavg()[0], aim))
+              % (n, 0.2 * slow, 1.2 * slow, reader, os.getloadavg()[0], aim))
         fig = {}
         for name in ("quiet", "reading"):
             xs = g[name]
@@ -408,6 +421,8 @@ def stall_figures():
             ratio(w[0], q[0]), w[0] - q[0], ratio(w[1], q[1]), w[1] - q[1]))
         for name, reading in (("quiet", False), ("reading", True)):
             print("    %-8s %s" % (name, _collections(g, reading)))
+        if min(len(g["quiet"]), len(g["reading"])) < 10:
+            print("    (fewer than 10 ticks in a phase: the loop did not keep up, these figures say little)")
         if g["reads"]:
             print("    reads: %d, ms: median %.0f  max %.0f" % (
                 len(g["reads"]), _pct(g["reads"], 50), max(g["reads"], default=0)))

@@ -615,14 +615,78 @@ def case_many():
     asyncio.run(main())
 
 
+CHUNKS = []  # per read: (start ns, the agent thread's CPU ns of each stretch between two yields)
+GC_CPU = [0]  # CPU ns of the collections that ran on the agent's thread
+
+
+def _time_chunks():
+    """Time, in the agent thread's CPU time, each stretch of a read between two of its yields
+    (the short sleeps between chunks): how long a read holds the interpreter, a figure that a
+    loaded machine does not stretch as it stretches wall time (a preempted thread uses no CPU).
+    A garbage collection that the read's allocations happen to start runs on the agent's thread
+    for the whole application (the loop's own garbage): it is left out of the stretch and
+    counted apart, in GC_CPU.  Test instrumentation: replaces _reply's view of the time module
+    and wraps _serve_read.  A stretch also counts the socket send that ends it, which releases
+    the interpreter too, so it is an upper bound; the first one counts the journal's drain
+    before the first chunk."""
+    import gc
+
+    from asynctop_agent import _reply
+
+    cpu = time.thread_time_ns
+    at = []  # (CPU ns, GC_CPU) when the current stretch began
+    began = [0]
+
+    def on_gc(phase, info):
+        if threading.current_thread() is not threading.main_thread():
+            if phase == "start":
+                began[0] = cpu()
+            else:
+                GC_CPU[0] += cpu() - began[0]
+
+    def stretch():
+        c0, g0 = at.pop()
+        CHUNKS[-1][1].append(cpu() - c0 - (GC_CPU[0] - g0))
+
+    class Clock:
+        monotonic_ns = staticmethod(time.monotonic_ns)
+        time_ns = staticmethod(time.time_ns)
+
+        @staticmethod
+        def sleep(s):
+            if at:
+                stretch()
+            time.sleep(s)
+            at.append((cpu(), GC_CPU[0]))
+
+    serve = _reply.Reply._serve_read
+
+    def timed(self, c, seq, final):
+        CHUNKS.append((now(), []))
+        at[:] = [(cpu(), GC_CPU[0])]
+        try:
+            return serve(self, c, seq, final)
+        finally:
+            stretch()
+
+    gc.callbacks.append(on_gc)
+    _reply.time = Clock
+    _reply.Reply._serve_read = timed
+
+
 def case_stall():
-    """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s; after a warm-up
-    in which every one woke at least once, a ticker measures for STALL_SECONDS (default 3) how
+    """STALL_TASKS tasks (default 10 000) that keep waking, each every 0.2-1.2 s (STALL_SLOW
+    times that when set); after a warm-up of STALL_WARMUP s (default 1.3: every task woke at
+    least once), a ticker measures for STALL_SECONDS (default 3) how
     late a 2 ms sleep wakes.  The test reads the agent meanwhile, or not, and compares.  With
     STALL_SECONDS=0 the ticker says "mark ticking" when it starts and runs until a "stop" line.
-    With STALL_GC set, the truth lists every garbage collection (the bench prints them by phase)."""
+    With STALL_GC set, the truth lists every garbage collection (the bench prints them by phase);
+    with STALL_CHUNKS set, how long each read held the interpreter (see _time_chunks)."""
     import gc
     import random
+
+    if os.environ.get("STALL_CHUNKS"):
+        _time_chunks()
 
     # With STALL_GC set, each collection: (start ns, wall ns, generation, on the loop thread, CPU ns).
     gcs = []
@@ -643,13 +707,16 @@ def case_stall():
         secs = float(os.environ.get("STALL_SECONDS", "3"))
         stop = []
 
+        slow = float(os.environ.get("STALL_SLOW", "1"))
+
         async def waker(i):
             rnd = random.Random(i)
+            await asyncio.sleep(slow * rnd.random())  # spread: the wakes are steady from the start
             while not stop:
-                await asyncio.sleep(0.2 + rnd.random())
+                await asyncio.sleep(slow * (0.2 + rnd.random()))
 
         ws = [asyncio.create_task(waker(i)) for i in range(n)]
-        await asyncio.sleep(1.3)
+        await asyncio.sleep(float(os.environ.get("STALL_WARMUP", "1.3")))
         late = []
         at = []  # when each tick began, for a reader that alternates reading and quiet phases
         end = now() + int(secs * 1e9)
@@ -666,6 +733,9 @@ def case_stall():
             truth["samples"] = list(zip(at, late))
         if os.environ.get("STALL_GC"):
             truth["gc"] = list(gcs)
+        if os.environ.get("STALL_CHUNKS"):
+            truth["chunks"] = list(CHUNKS)
+            truth["agent_gc_cpu"] = GC_CPU[0]
         late.sort()
         truth["late_max"] = late[-1]
         truth["late_p99"] = late[len(late) * 99 // 100]
