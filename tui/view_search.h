@@ -1,6 +1,6 @@
-/* The filter's search, internal to tui/view.c: case folding, substring
- * matching, and an index of the frames and task names of a model's windows
- * (struct view_index, opaque) that a filter key searches. */
+/* The filter's search, internal to tui/view.c: case folding and substring
+ * matching (tui/view_fold.c), and an index of the frames and task names of a
+ * model's windows (struct view_index, opaque) that a filter key searches. */
 #ifndef ASYNCTOP_TUI_VIEW_SEARCH_H
 #define ASYNCTOP_TUI_VIEW_SEARCH_H
 
@@ -51,6 +51,12 @@ void vsearch_fold_span(struct strview s, size_t at, size_t n, char *out);
  * compared as they are (fold both first for a case-insensitive test).
  * Both are borrowed.  Cannot fail; does not allocate. */
 bool vsearch_find(const char *hay, size_t hn, const char *needle, size_t nn);
+
+/* True when needle (len >= 1 bytes, folded or not) occurs in s, both
+ * case-folded a byte at a time as vsearch_fold_span folds (the plain test,
+ * for a string read once).  Both are borrowed.  Cannot fail; does not
+ * allocate. */
+bool vsearch_hits_slow(struct strview s, const char *needle, size_t len);
 
 /* Puts a new, empty index in *out, to free with view_index_free.
  * STATUS_NOMEM leaves *out untouched. */
