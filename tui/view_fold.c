@@ -132,6 +132,31 @@ bool vsearch_find(const char *hay, size_t hn, const char *needle, size_t nn)
 	return false;
 }
 
+/* f's first byte is ASCII, so only an ASCII byte of s folds to it: the
+ * byte itself or its upper case.  Only where s holds one are the next
+ * bytes folded and compared. */
+bool vsearch_hits(struct strview s, const char *f, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s.ptr;
+	unsigned char lo = (unsigned char)f[0], up;
+
+	if (lo >= 0x80)
+		return vsearch_hits_slow(s, f, len);
+	up = lo >= 'a' && lo <= 'z' ? (unsigned char)(lo - 32) : lo;
+	for (size_t i = 0; len <= s.len && i <= s.len - len; i++) {
+		size_t k = 1;
+
+		if (u[i] != lo && u[i] != up)
+			continue;
+		while (k < len &&
+		       fold_at(s.ptr, s.len, i + k) == (unsigned char)f[k])
+			k++;
+		if (k == len)
+			return true;
+	}
+	return false;
+}
+
 /* needle in s, both folded a byte at a time. */
 bool vsearch_hits_slow(struct strview s, const char *needle, size_t len)
 {

@@ -12,6 +12,10 @@
 /* Buckets of the sort of a window's rows by stack id. */
 #define BUCKETS 4096
 
+/* Slots of a scan's answers per frame id: 64 KiB, within a core's cache. */
+#define FCACHE_BITS 13
+#define FCACHE      ((size_t)1 << FCACHE_BITS)
+
 /* The filter's index: the distinct frames met so far, case-folded, end
  * to end in text (string k is text[soff[k] .. soff[k + 1])), and the
  * stacks met, numbered in order of meeting: stack k's depth is
@@ -21,8 +25,8 @@
  * in the order of their stack ids, which is about the order of the model's
  * memory (row ord[e] is of stack number est[e]).  Task names are only read
  * for the rows whose stack misses:
- * each name's answer is kept in names (val: the search it answers, times
- * two, plus one when it holds). */
+ * each name's answer is kept in names (val: the string asked it answers,
+ * gen, times two, plus one when it holds). */
 struct view_index {
 	const struct model *m;
 	bool stale;                     /* start over at the next build */
@@ -58,9 +62,19 @@ struct view_index {
 	bool hits_ok;
 	char hits_fold[VIEW_FILTER_MAX];
 	size_t hits_len;
-	uint32_t gen;                 /* searches for another string, from 1 */
+	/* the string the kept answers of names and fcache are for (ask),
+	 * numbered gen, from 1, each time it changes */
+	char ask[VIEW_FILTER_MAX];
+	size_t ask_len;
+	bool ask_ok;
+	uint32_t gen;
 	uint32_t last_name, last_gen; /* the last name asked, and its answer */
 	bool last_hit;
+	/* a scan without the index (view_index_scan): answers per frame
+	 * id, in the slot of its hash (val as in names; a frame whose slot
+	 * another took is searched again) */
+	struct view_slot fcache[FCACHE];
+	struct view_tag scanned; /* the window a scan last read */
 	/* a bit per stack: whether one of its strings holds hits_fold is
 	 * known (sknown), and then whether one does (shit) */
 	uint64_t *sknown, *shit;
@@ -130,6 +144,7 @@ static void index_reset(struct view_index *ix, const struct model *m)
 	vmap_clear(&ix->frames);
 	vtable_clear(&ix->names);
 	vmap_clear(&ix->stacks);
+	memset(ix->fcache, 0, sizeof(ix->fcache));
 	ix->m = m;
 	ix->stale = false;
 	ix->text_len = ix->nstr = ix->nsref = ix->nstk = 0;
@@ -268,6 +283,14 @@ static enum status count_used(struct view_index *ix, size_t n)
 	return STATUS_OK;
 }
 
+/* Whether build_begin would start the index over for a window of n rows
+ * of m. */
+static bool starts_over(const struct view_index *ix, const struct model *m,
+                        size_t n)
+{
+	return ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
+}
+
 /* Starts a build of the rows of w (m's): sorts them by stack id, starting
  * the index over when it holds another model's ids or mostly those of
  * windows gone. */
@@ -275,7 +298,7 @@ static enum status build_begin(struct view_index *ix, const struct model *m,
                                const struct window *w)
 {
 	size_t n = w->nrows;
-	bool fresh = ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
+	bool fresh = starts_over(ix, m, n);
 
 	ix->btag.ok = false;
 	if (fresh)
@@ -421,6 +444,22 @@ static void stacks_keep(struct view_index *ix, int op)
 	}
 }
 
+/* Makes the answers kept for names and frames those for f (len >= 1):
+ * those for another string are forgotten (all, when gen comes round). */
+static void answers_for(struct view_index *ix, const char *f, size_t len)
+{
+	if (ix->ask_ok && ix->ask_len == len && !memcmp(ix->ask, f, len))
+		return;
+	if (++ix->gen >= UINT32_MAX / 2) {
+		vtable_clear(&ix->names);
+		memset(ix->fcache, 0, sizeof(ix->fcache));
+		ix->gen = 1;
+	}
+	memcpy(ix->ask, f, len);
+	ix->ask_len = len;
+	ix->ask_ok = true;
+}
+
 /* Brings hits up to date for f (folded, len >= 1): only the strings added
  * since, when f is the last one; when the last one is a part of f, only
  * the strings that held it, and the new ones; else all.  What is known of
@@ -454,15 +493,7 @@ enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 	clear_bits(ix->hits, from, ix->nstr);
 	if (from < ix->nstr)
 		index_scan(ix, from, f, len);
-	if (!ix->hits_ok || ix->hits_len != len ||
-	    memcmp(ix->hits_fold, f, len)) {
-		/* the names' answers are for the last string: forget them
-		 * (all, when the count comes round) */
-		if (++ix->gen >= UINT32_MAX / 2) {
-			vtable_clear(&ix->names);
-			ix->gen = 1;
-		}
-	}
+	answers_for(ix, f, len);
 	ix->hits_ok = true;
 	ix->hits_n = ix->nstr;
 	memcpy(ix->hits_fold, f, len);
@@ -487,9 +518,9 @@ static bool stack_hits(struct view_index *ix, uint32_t k)
 	return hit;
 }
 
-/* Whether task name id holds the last string searched for: known, or
+/* Whether task name id (of m, the index's model) holds ask: known, or
  * found and kept (when there is room). */
-static bool name_hits(struct view_index *ix, uint32_t id)
+static bool name_hits(struct view_index *ix, const struct model *m, uint32_t id)
 {
 	struct view_table *t = &ix->names;
 	struct view_slot *e;
@@ -507,8 +538,7 @@ static bool name_hits(struct view_index *ix, uint32_t id)
 	} else {
 		e = NULL;
 	}
-	hit = vsearch_hits_slow(model_name(ix->m, id), ix->hits_fold,
-	                        ix->hits_len);
+	hit = vsearch_hits_slow(model_name(m, id), ix->ask, ix->ask_len);
 	if (e) {
 		t->n += !e->id;
 		e->id = id;
@@ -549,12 +579,94 @@ bool view_index_entry_hits(struct view_index *ix, size_t e)
 	if (!ix->rname_ok)
 		row_names(ix);
 	if (ix->rname_ok && ix->rname[row])
-		return name_hits(ix, ix->rname[row]);
+		return name_hits(ix, ix->m, ix->rname[row]);
 	r = &w->rows[row];
 	for (uint32_t i = 0; i < r->count; i++)
-		if (name_hits(ix, w->entries[r->first + i].name))
+		if (name_hits(ix, ix->m, w->entries[r->first + i].name))
 			return true;
 	return false;
+}
+
+bool view_index_far(const struct view_index *ix, const struct model *m,
+                    const struct window *w)
+{
+	return !view_index_current(ix, m, w) &&
+	       !(view_tag_holds(&ix->scanned, w) && ix->m == m) &&
+	       (starts_over(ix, m, w->nrows) || ix->stacks.n < w->nrows / 2);
+}
+
+/* Whether frame id of m holds ask: kept, or searched and kept in its
+ * slot. */
+static bool frame_hits(struct view_index *ix, const struct model *m,
+                       uint32_t id)
+{
+	struct view_slot *c =
+	    &ix->fcache[(uint32_t)(id * 2654435769u) >> (32 - FCACHE_BITS)];
+	bool hit;
+
+	if (c->id == id && c->val >> 1 == ix->gen)
+		return c->val & 1;
+	hit = vsearch_hits(model_frame(m, id), ix->ask, ix->ask_len);
+	c->id = id;
+	c->val = ix->gen << 1 | hit;
+	return hit;
+}
+
+/* The depth of the first frame of fs (d frames, root first) that holds
+ * ask, or SIZE_MAX: the frames before p are known not to. */
+static size_t first_hit(struct view_index *ix, const struct model *m,
+                        const uint32_t *fs, size_t d, size_t p)
+{
+	for (; p < d; p++)
+		if (frame_hits(ix, m, fs[p]))
+			return p;
+	return SIZE_MAX;
+}
+
+enum status view_index_scan(struct view_index *ix, const struct model *m,
+                            const struct window *w, const char *f, size_t len,
+                            uint64_t *match, enum vsearch_rows rows)
+{
+	const uint32_t *prev = NULL;
+	size_t pd = 0, ph = SIZE_MAX; /* prev's depth and first hit */
+
+	/* the rows in the order of their stack ids, which is about that of
+	 * the model's memory (in row order nearly every stack read misses
+	 * the cache): the build's first step, kept for the steps between
+	 * keys */
+	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
+	    build_begin(ix, m, w) != STATUS_OK) {
+		ix->btag.ok = false;
+		return STATUS_NOMEM;
+	}
+	answers_for(ix, f, len);
+	for (size_t e = 0; e < w->nrows; e++) {
+		size_t r = ix->ord[e], d = 0, p = 0, h = ph;
+		const struct fold_row *fr = &w->rows[r];
+		bool was = vsearch_bit(match, r), hit;
+		const uint32_t *fs;
+
+		if ((rows == VSEARCH_SET && !was) ||
+		    (rows == VSEARCH_CLEAR && was))
+			continue;
+		/* a hit in the prefix a stack shares with the last one read
+		 * is its too, and a miss there needs no search */
+		fs = model_stack(m, e < ix->bpos ? fr->stack : ix->est[e], &d);
+		while (p < d && p < pd && fs[p] == prev[p])
+			p++;
+		if (ph >= p)
+			h = first_hit(ix, m, fs, d, p);
+		prev = fs;
+		pd = d;
+		ph = h;
+		hit = h != SIZE_MAX;
+		for (uint32_t i = 0; !hit && i < fr->count; i++)
+			hit = name_hits(ix, m, w->entries[fr->first + i].name);
+		if (hit != was)
+			match[r / 64] ^= (uint64_t)1 << (r % 64);
+	}
+	view_tag_set(&ix->scanned, w);
+	return STATUS_OK;
 }
 
 bool view_idle_wanted(const struct view *v, const struct model *m,
