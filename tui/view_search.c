@@ -75,6 +75,8 @@ struct view_index {
 	 * another took is searched again) */
 	struct view_slot fcache[FCACHE];
 	struct view_tag scanned; /* the window a scan last read */
+	uint64_t *pend; /* a bit per row: its frames missed, names unread */
+	size_t pend_cap;
 	/* a bit per stack: whether one of its strings holds hits_fold is
 	 * known (sknown), and then whether one does (shit) */
 	uint64_t *sknown, *shit;
@@ -117,6 +119,7 @@ void view_index_free(struct view_index *ix)
 	mem_free(ix->hits);
 	mem_free(ix->sknown);
 	mem_free(ix->shit);
+	mem_free(ix->pend);
 	mem_free(ix);
 }
 
@@ -623,12 +626,36 @@ static size_t first_hit(struct view_index *ix, const struct model *m,
 	return SIZE_MAX;
 }
 
+/* The task names of the rows pend marks, in row order (the order of the
+ * rows' and entries' memory): match follows whether one holds ask. */
+static void scan_names(struct view_index *ix, const struct model *m,
+                       const struct window *w, uint64_t *match)
+{
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *fr;
+		bool hit = false;
+
+		if (!ix->pend[r / 64]) {
+			r |= 63; /* none in this word */
+			continue;
+		}
+		if (!vsearch_bit(ix->pend, r))
+			continue;
+		fr = &w->rows[r];
+		for (uint32_t i = 0; !hit && i < fr->count; i++)
+			hit = name_hits(ix, m, w->entries[fr->first + i].name);
+		if (hit != vsearch_bit(match, r))
+			match[r / 64] ^= (uint64_t)1 << (r % 64);
+	}
+}
+
 enum status view_index_scan(struct view_index *ix, const struct model *m,
                             const struct window *w, const char *f, size_t len,
                             uint64_t *match, enum vsearch_rows rows)
 {
 	const uint32_t *prev = NULL;
 	size_t pd = 0, ph = SIZE_MAX; /* prev's depth and first hit */
+	size_t words = (w->nrows + 63) / 64;
 
 	/* the rows in the order of their stack ids, which is about that of
 	 * the model's memory (in row order nearly every stack read misses
@@ -639,19 +666,23 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 		ix->btag.ok = false;
 		return STATUS_NOMEM;
 	}
+	if (mem_grow(&ix->pend, &ix->pend_cap, words, sizeof(*ix->pend)))
+		return STATUS_NOMEM;
+	memset(ix->pend, 0, words * sizeof(*ix->pend));
 	answers_for(ix, f, len);
 	for (size_t e = 0; e < w->nrows; e++) {
 		size_t r = ix->ord[e], d = 0, p = 0, h = ph;
-		const struct fold_row *fr = &w->rows[r];
-		bool was = vsearch_bit(match, r), hit;
+		bool was = vsearch_bit(match, r);
 		const uint32_t *fs;
+		uint32_t id;
 
 		if ((rows == VSEARCH_SET && !was) ||
 		    (rows == VSEARCH_CLEAR && was))
 			continue;
 		/* a hit in the prefix a stack shares with the last one read
 		 * is its too, and a miss there needs no search */
-		fs = model_stack(m, e < ix->bpos ? fr->stack : ix->est[e], &d);
+		id = e < ix->bpos ? w->rows[r].stack : ix->est[e];
+		fs = model_stack(m, id, &d);
 		while (p < d && p < pd && fs[p] == prev[p])
 			p++;
 		if (ph >= p)
@@ -659,12 +690,12 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 		prev = fs;
 		pd = d;
 		ph = h;
-		hit = h != SIZE_MAX;
-		for (uint32_t i = 0; !hit && i < fr->count; i++)
-			hit = name_hits(ix, m, w->entries[fr->first + i].name);
-		if (hit != was)
-			match[r / 64] ^= (uint64_t)1 << (r % 64);
+		if (h == SIZE_MAX)
+			set_bit(ix->pend, r);
+		else if (!was)
+			set_bit(match, r);
 	}
+	scan_names(ix, m, w, match);
 	view_tag_set(&ix->scanned, w);
 	return STATUS_OK;
 }
