@@ -118,8 +118,8 @@ enum status view_index_search(struct view_index *ix, const char *f,
  * then answers sooner with view_index_scan, leaving the build to the
  * steps between keys.  A scan costs most of a build, and a key after it
  * has only the index to make its own cheap: so only the first key of a
- * window scans, and the next one, keys pasted at once, builds.  Cannot
- * fail. */
+ * window scans, and the next one that comes before the steps finished
+ * builds.  Cannot fail. */
 bool view_index_far(const struct view_index *ix, const struct model *m,
                     const struct window *w);
 
