@@ -133,12 +133,12 @@ enum vsearch_rows { VSEARCH_ALL, VSEARCH_SET, VSEARCH_CLEAR };
  * VSEARCH_ALL, match must be all clear), without the index: the rows are
  * read in the order of their stack ids, each frame past the prefix a
  * stack shares with the last one read is searched unless a slot keeps its
- * answer, and task names as view_index_entry_hits reads them.  That order
- * is the first step of the build of w (view_index_step), made here when
- * no build of w is under way and kept for the steps; the index's search
- * is left as it was.  f (len >= 1 bytes, folded with vsearch_fold_span)
- * and w are borrowed, as m is by view_index_build.  STATUS_NOMEM leaves
- * match partly set. */
+ * answer; then, in row order, the task names of the rows whose frames
+ * missed.  That order is the first step of the build of w
+ * (view_index_step), made here when no build of w is under way and kept
+ * for the steps; the index's search is left as it was.  f (len >= 1
+ * bytes, folded with vsearch_fold_span) and w are borrowed, as m is by
+ * view_index_build.  STATUS_NOMEM leaves match partly set. */
 enum status view_index_scan(struct view_index *ix, const struct model *m,
                             const struct window *w, const char *f, size_t len,
                             uint64_t *match, enum vsearch_rows rows) MUST_CHECK;
