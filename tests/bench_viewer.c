@@ -643,15 +643,18 @@ static int back_after_pause(struct app *a, struct screen *scr, struct gen *g,
  * run a viewer of its own shows its first window, then '/' opens the
  * filter, the viewer works between keys (the filter's index, in steps),
  * and a letter filters.  Then the same with '/' and the letter at once,
- * nothing between them: the letter builds the index from nothing.  Prints
+ * nothing between them: the letter finds no index.  And '/' with a word
+ * pasted (its keys at once, one screen drawn after them).  Prints
  * viewer_filter_{very_first_key_best,very_first_key_no_idle_best,
- * slash,index_idle_step}_TAG_ms. */
+ * pasted_word_best,slash,index_idle_step}_TAG_ms. */
 static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 {
 	static const int k[2] = { '/', 'h' };
-	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30;
+	static const int word[10] = { '/', 'h', 'a', 'n', 'd',
+		                      'l', 'e', 'r', '_', '9' };
+	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30, pasted = 1e30;
 
-	for (int r = 0; r < 2 * runs; r++) {
+	for (int r = 0; r < 3 * runs; r++) {
 		struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 		struct app a;
 		struct app_opts o;
@@ -665,8 +668,11 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 			app_fini(&a);
 			return -1;
 		}
-		/* runs with and without the idle steps in turn */
-		if (r % 2)
+		/* runs with and without the idle steps in turn, and pasted */
+		if (r % 3 == 2)
+			rc = app_render(&a, &scr) != STATUS_OK ||
+			     timed(&a, &scr, word, 10, &pasted);
+		else if (r % 3)
 			rc = app_render(&a, &scr) != STATUS_OK ||
 			     timed(&a, &scr, k, 2, &cold);
 		else
@@ -681,6 +687,7 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 	printf("viewer_filter_very_first_key_best_%s_ms %.3f\n", tag, ms);
 	printf("viewer_filter_very_first_key_no_idle_best_%s_ms %.3f\n", tag,
 	       cold);
+	printf("viewer_filter_pasted_word_best_%s_ms %.3f\n", tag, pasted);
 	printf("viewer_filter_slash_%s_ms %.3f\n", tag, slash);
 	printf("viewer_filter_index_idle_step_%s_ms %.3f\n", tag, step);
 	return 0;

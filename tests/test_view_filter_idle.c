@@ -2,8 +2,10 @@
  * filter's prompt is open and the shown window's index is not whole, done
  * in steps that end, and the keys after them show exactly the screen of a
  * viewer that had no moment between keys, on the first window and on one
- * that came while the prompt was open; and a window that came filtered
- * sorted whole between keys, for a key erased. */
+ * that came while the prompt was open; a window that came filtered
+ * sorted whole between keys, for a key erased; and keys pasted at once
+ * (no screen between them) filtered once, for the text they leave, into
+ * the rows and screens of the same keys typed one at a time. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,6 +181,61 @@ START_TEST(filtered_window_sorted_between_keys)
 }
 END_TEST
 
+/* Keys pasted after '/' into a: each read only at the end (a render, or
+ * a key that is not typed into the prompt); b gets them one at a time,
+ * its screen drawn after each. */
+static void paste(struct app *a, struct app *b, const char *s)
+{
+	struct buf out;
+
+	buf_init(&out);
+	for (; *s; s++) {
+		int k = *s == '\b' ? KC_BACKSPACE : (unsigned char)*s;
+
+		ck_assert_uint_eq(app_key(a, k), APP_REDRAW);
+		ck_assert_uint_eq(app_key(b, k), APP_REDRAW);
+		su_screen(b, 80, 24, &out);
+	}
+	buf_fini(&out);
+}
+
+START_TEST(filter_pasted_keys_once)
+{
+	struct app a, b;
+
+	make_rows();
+	su_app(&a);
+	su_app(&b);
+	su_commit(&a, rows[0], NROWS, T0);
+	su_commit(&b, rows[0], NROWS, T0);
+	ck_assert_uint_eq(app_key(&a, '/'), APP_REDRAW);
+	ck_assert_uint_eq(app_key(&b, '/'), APP_REDRAW);
+	paste(&a, &b, "LEAF_0_1");
+	/* not filtered yet: read, it is */
+	ck_assert_uint_eq(a.v.order.n, NROWS);
+	ck_assert_uint_eq(app_view(&a)->order.n, 11); /* 1, 10 .. 19 */
+	same_screens(&a, &b);
+	/* erased and typed, then Enter: the rows of the text kept */
+	paste(&a, &b, "\b\b\bt3\b\b0_59");
+	ck_assert_uint_eq(app_key(&a, KC_ENTER), APP_REDRAW);
+	ck_assert_uint_eq(app_key(&b, KC_ENTER), APP_REDRAW);
+	ck_assert(!a.editing);
+	ck_assert_uint_eq(a.v.order.n, 1); /* 59 */
+	same_screens(&a, &b);
+	/* pasted on a new window, then read by a render */
+	key_both(&a, &b, '/');
+	su_commit(&a, rows[1], NROWS, T0 + 5 * SEC);
+	su_commit(&b, rows[1], NROWS, T0 + 5 * SEC);
+	paste(&a, &b, "\b\b\b\b1_2");
+	same_screens(&a, &b);
+	ck_assert_uint_eq(a.v.order.n, 11); /* 2, 20 .. 29 */
+	key_both(&a, &b, KC_ESC);
+	ck_assert_uint_eq(a.v.order.n, NROWS);
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
 Suite *suite_view_filter_idle(void);
 Suite *suite_view_filter_idle(void)
 {
@@ -187,6 +244,7 @@ Suite *suite_view_filter_idle(void)
 
 	tcase_add_test(tc, filter_idle_between_slash_and_key);
 	tcase_add_test(tc, filtered_window_sorted_between_keys);
+	tcase_add_test(tc, filter_pasted_keys_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

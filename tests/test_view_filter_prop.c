@@ -1,6 +1,8 @@
-/* Property: the filter's fast path (the index of tui/view_search.c, and
- * what it keeps from key to key and window to window) keeps exactly the
- * rows that view_row_matches, the straightforward matcher, keeps: on random
+/* Property: the filter's fast paths (the index of tui/view_search.c, and
+ * what it keeps from key to key and window to window; and the scan without
+ * it of a key that finds the index far from built, keys pasted at once)
+ * keep exactly the rows that view_row_matches, the straightforward
+ * matcher, keeps: on random
  * windows sharing and churning stacks, under random keys typed and erased,
  * with case folding, UTF-8 (whole, cut, stray bytes), hostile names
  * (control bytes, names cut at the model's bound), several task names per
@@ -17,6 +19,7 @@
 #include "tests/view_util.h"
 #include "tui/view.h"
 #include "tui/view_idmap.h"
+#include "tui/view_search.h"
 
 static uint64_t rnd(uint64_t *x)
 {
@@ -87,9 +90,16 @@ static void check_rows(const struct view *v)
 	free(seen);
 }
 
+/* Filter keys answered by a scan without the index, and with it. */
+static size_t scanned, indexed;
+
 static void build_check(struct view *v, const struct model *m,
                         const struct window *w)
 {
+	if (v->filter_len && (!v->ix || view_index_far(v->ix, m, w)))
+		scanned++;
+	else if (v->filter_len)
+		indexed++;
 	ck_assert_int_eq(view_build(v, m, w), STATUS_OK);
 	check_rows(v);
 }
@@ -267,7 +277,118 @@ START_TEST(view_filter_prop_random_windows)
 	}
 	/* past the sort, some rows and not all */
 	ck_assert_uint_gt(idle_partial, 0);
+	/* the index answered (a scan, when a key finds it far from built:
+	 * a seed's chance here, view_filter_prop_pasted's own case) */
+	ck_assert_uint_gt(indexed, 0);
 	view_fini(&v);
+	model_free(m);
+	free(p);
+}
+END_TEST
+
+/* The scan alone (view_index_scan), on the rows a random bit set names,
+ * or on every row: each row it looks at gets view_row_matches's answer,
+ * the others keep their bit. */
+static void scan_check(const struct model *m, const struct window *w,
+                       const char *f, uint64_t *x)
+{
+	size_t words = (w->nrows + 63) / 64, len = strlen(f);
+	uint64_t *bits = calloc(words, sizeof(*bits));
+	uint64_t *was = calloc(words, sizeof(*was));
+	char fold[48];
+	struct view_index *ix;
+
+	ck_assert_ptr_nonnull(bits);
+	ck_assert_ptr_nonnull(was);
+	ck_assert_int_eq(view_index_new(&ix), STATUS_OK);
+	vsearch_fold_span(sv_c(f), 0, len, fold);
+	for (int how = VSEARCH_ALL; how <= VSEARCH_CLEAR; how++) {
+		for (size_t i = 0; i < words; i++)
+			bits[i] = was[i] = how == VSEARCH_ALL ? 0 : rnd(x);
+		ck_assert_int_eq(view_index_scan(ix, m, w, fold, len, bits,
+		                                 (enum vsearch_rows)how),
+		                 STATUS_OK);
+		for (size_t r = 0; r < w->nrows; r++) {
+			bool b = vsearch_bit(was, r),
+			     looked = how == VSEARCH_ALL ||
+			              (how == VSEARCH_SET) == b;
+
+			ck_assert_int_eq(
+			    vsearch_bit(bits, r),
+			    looked ? view_row_matches(m, w, r, f, len) : b);
+		}
+	}
+	view_index_free(ix);
+	free(bits);
+	free(was);
+}
+
+/* Keys pasted after '/' (no step between them): each new viewer's first
+ * key is answered by a scan of the window without the index (from
+ * nothing, or beside a build that steps began), the next one builds the
+ * index, and the rows are those of view_row_matches; then the steps build
+ * what is left and the keys use it.  Over windows of deep stacks sharing
+ * prefixes (a hit there, or a miss, is the next row's too), split by name
+ * (rows of one stack), and more rows than the scan's slots of frames; the
+ * scan alone on the rows a narrowed or widened filter looks at too. */
+START_TEST(view_filter_prop_pasted)
+{
+	struct model_limits lim;
+	struct pools *p = calloc(1, sizeof(*p));
+	uint64_t x = 0x9FB21C651E98DF25u + (uint64_t)_i * 104729u;
+	struct model *m;
+
+	ck_assert_ptr_nonnull(p);
+	model_limits_default(&lim);
+	lim.max_name = 32;
+	ck_assert_int_eq(model_new(&lim, &m), STATUS_OK);
+	for (size_t i = 0; i < NFRAME; i++)
+		word(&x, p->frame[i], sizeof(p->frame[i]), 9);
+	for (size_t i = 0; i < NNAME; i++)
+		word(&x, p->name[i], sizeof(p->name[i]), 4);
+	scanned = indexed = 0;
+	for (size_t k = 0; k < 6; k++) {
+		/* a large window now and then: its frames outnumber the
+		 * scan's slots */
+		size_t n = k % 3 == 2 ? 12000 : 200 + rnd(&x) % 800;
+		const struct window *w =
+		    commit(m, p, &x, n, k * 500, k % 3 == 2 ? 20000 : 900);
+		const struct window *g = NULL;
+		struct grouping by = { .key = GROUP_SPAWN, .by_name = true };
+		char f[48] = "";
+		struct view v;
+
+		if (k % 2) {
+			ck_assert_int_eq(model_group(m, w, by, &g), STATUS_OK);
+			w = g;
+		}
+		view_init(&v, METRIC_IDLE);
+		ck_assert_int_eq(view_build(&v, m, w), STATUS_OK);
+		/* a build begun by a few steps, one time in three */
+		for (size_t i = 0, s = rnd(&x) % 3 ? 0 : 2; i < s; i++)
+			ck_assert_int_eq(view_idle_step(&v, m, w, 16),
+			                 STATUS_OK);
+		for (size_t key = 0; key < 10; key++) {
+			next_filter(&x, p, f, sizeof(f));
+			vu_set_filter(&v, f);
+			build_check(&v, m, w);
+			if (key < 3 && f[0])
+				scan_check(m, w, f, &x);
+		}
+		while (view_idle_wanted(&v, m, w))
+			ck_assert_int_eq(view_idle_step(&v, m, w, 4096),
+			                 STATUS_OK);
+		for (size_t key = 0; key < 4; key++) {
+			next_filter(&x, p, f, sizeof(f));
+			vu_set_filter(&v, f);
+			build_check(&v, m, w);
+		}
+		view_fini(&v);
+		if (g)
+			model_group_free(g);
+	}
+	ck_assert_uint_ge(scanned, 3);
+	ck_assert_uint_gt(indexed, 30);
 	model_free(m);
 	free(p);
 }
@@ -394,6 +515,7 @@ Suite *suite_view_filter_prop(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, view_filter_prop_random_windows, 0, 4);
+	tcase_add_loop_test(tc, view_filter_prop_pasted, 0, 3);
 	tcase_add_test(tc, view_filter_prop_sparse_ids);
 	tcase_add_test(tc, view_filter_prop_idmap);
 	suite_add_tcase(s, tc);

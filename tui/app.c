@@ -112,8 +112,8 @@ static void refresh_view(struct app *a);
 
 struct view *app_view(struct app *a)
 {
-	if (a->table_stale && a->body == APP_BODY_TABLE) {
-		a->table_stale = false;
+	if ((a->table_stale && a->body == APP_BODY_TABLE) || a->filter_stale) {
+		a->table_stale = a->filter_stale = false;
 		refresh_view(a);
 	}
 	return app_showing_progress(a) ? &a->pv : &a->v;
@@ -171,7 +171,7 @@ static void refresh_view(struct app *a)
 {
 	struct view *v;
 
-	a->table_stale = false; /* sorted now */
+	a->table_stale = a->filter_stale = false; /* sorted now */
 	v = app_view(a);
 	app_regroup(a);
 	if (view_build(v, app_model(a), app_shown(a)) != STATUS_OK)
@@ -579,6 +579,14 @@ static void filter_changed(struct app *a)
 	refresh_view(a);
 }
 
+/* A key typed or erased in the prompt: the rows follow when next read. */
+static void filter_edited(struct app *a)
+{
+	memcpy(a->pv.filter, a->v.filter, sizeof(a->v.filter));
+	a->pv.filter_len = a->v.filter_len;
+	a->filter_stale = true;
+}
+
 static unsigned edit_filter(struct app *a, int key)
 {
 	struct view *v = &a->v;
@@ -592,6 +600,7 @@ static unsigned edit_filter(struct app *a, int key)
 	}
 	if (key == KC_ENTER || key == '\r' || key == '\n') {
 		a->editing = false;
+		(void)app_view(a); /* the rows of the text kept */
 		return APP_REDRAW;
 	}
 	if (key == KC_BACKSPACE || key == 0x7f || key == 0x08) {
@@ -601,7 +610,7 @@ static unsigned edit_filter(struct app *a, int key)
 		           0x80)
 			;
 		v->filter[v->filter_len] = '\0';
-		filter_changed(a);
+		filter_edited(a);
 		return APP_REDRAW;
 	}
 	if (key >= 0x20 && key < 0x110000 && !utf8_is_control((uint32_t)key)) {
@@ -632,7 +641,7 @@ static unsigned edit_filter(struct app *a, int key)
 			memcpy(v->filter + v->filter_len, enc, n);
 			v->filter_len += n;
 			v->filter[v->filter_len] = '\0';
-			filter_changed(a);
+			filter_edited(a);
 		}
 		return APP_REDRAW;
 	}

@@ -103,6 +103,10 @@ struct app {
 	enum app_body body;
 	/* a weighting key came behind a view: the table sorts when it shows */
 	bool table_stale;
+	/* a key typed or erased in the filter's prompt: the rows are
+	 * filtered when next read (app_view), so keys pasted at once filter
+	 * once, for the text they leave */
+	bool filter_stale;
 	uint32_t body_stack; /* the detail's row */
 	uint32_t body_name;  /* and its name, split by name */
 	size_t body_top;     /* the view's first line shown (it scrolls) */
@@ -238,7 +242,10 @@ void app_word_error(struct app *a, const struct adapter_error *e,
 
 /* The window in progress is what shows ('o' on, with figures). */
 bool app_showing_progress(const struct app *a);
-/* The view and model of what shows (the in-progress ones under 'o'). */
+/* The view and model of what shows (the in-progress ones under 'o').
+ * app_view first brings the view's rows up to date when a weighting key
+ * behind a view (the table showing now) or a filter key left them stale:
+ * everything that reads the rows reads them through it. */
 struct view *app_view(struct app *a);
 const struct model *app_model(const struct app *a);
 

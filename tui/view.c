@@ -47,12 +47,15 @@ static void swap_orders(struct view *v)
 
 /* Brings match up to date for w and f (folded, len >= 1).  When it held
  * the rows of a shorter filter contained in f, only the rows it kept are
- * checked again; of a longer one containing f, only the rows it left. */
+ * checked again; of a longer one containing f, only the rows it left.
+ * When the index would be built mostly from nothing (no pause since '/'
+ * let the steps between keys build it), the rows are scanned without it,
+ * the build left to those steps. */
 static enum status match_rows(struct view *v, const struct window *w,
                               const char *f, size_t len)
 {
 	size_t words = (w->nrows + 63) / 64;
-	int how = 0; /* 0: every row, 1: narrowing, 2: widening */
+	enum vsearch_rows how = VSEARCH_ALL;
 	struct view_index *ix = v->ix;
 	const uint32_t *ord;
 
@@ -60,36 +63,43 @@ static enum status match_rows(struct view *v, const struct window *w,
 		if (v->match_len == len && !memcmp(v->match_fold, f, len))
 			return STATUS_OK;
 		if (vsearch_find(f, len, v->match_fold, v->match_len))
-			how = 1;
+			how = VSEARCH_SET;
 		else if (vsearch_find(v->match_fold, v->match_len, f, len))
-			how = 2;
+			how = VSEARCH_CLEAR;
 	}
 	if (!ix) {
 		if (view_index_new(&v->ix) != STATUS_OK)
 			return STATUS_NOMEM;
 		ix = v->ix;
 	}
-	if (!view_index_current(ix, v->m, w) &&
-	    view_index_build(ix, v->m, w) != STATUS_OK)
-		return STATUS_NOMEM;
-	if (view_index_search(ix, f, len) != STATUS_OK)
-		return STATUS_NOMEM;
-	ord = view_index_order(ix);
-	if (!how) {
-		v->match_tag.ok = false;
+	v->match_tag.ok = false;
+	if (how == VSEARCH_ALL) {
 		if (mem_grow(&v->match, &v->match_words, words,
 		             sizeof(*v->match)) != STATUS_OK)
 			return STATUS_NOMEM;
 		memset(v->match, 0, words * sizeof(*v->match));
 	}
-	for (size_t e = 0; e < w->nrows; e++) {
-		size_t r = ord[e];
-		bool was = how && vsearch_bit(v->match, r);
+	if (view_index_far(ix, v->m, w)) {
+		if (view_index_scan(ix, v->m, w, f, len, v->match, how) !=
+		    STATUS_OK)
+			return STATUS_NOMEM;
+	} else {
+		if (!view_index_current(ix, v->m, w) &&
+		    view_index_build(ix, v->m, w) != STATUS_OK)
+			return STATUS_NOMEM;
+		if (view_index_search(ix, f, len) != STATUS_OK)
+			return STATUS_NOMEM;
+		ord = view_index_order(ix);
+		for (size_t e = 0; e < w->nrows; e++) {
+			size_t r = ord[e];
+			bool was = vsearch_bit(v->match, r);
 
-		if ((how == 1 && !was) || (how == 2 && was))
-			continue;
-		if (view_index_entry_hits(ix, e) != was)
-			v->match[r / 64] ^= (uint64_t)1 << (r % 64);
+			if ((how == VSEARCH_SET && !was) ||
+			    (how == VSEARCH_CLEAR && was))
+				continue;
+			if (view_index_entry_hits(ix, e) != was)
+				v->match[r / 64] ^= (uint64_t)1 << (r % 64);
+		}
 	}
 	view_tag_set(&v->match_tag, w);
 	memcpy(v->match_fold, f, len);

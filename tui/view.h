@@ -73,13 +73,14 @@ void view_fini(struct view *v);
  * gone, on the same position clamped to the rows; and scrolls so the
  * selection shows.  Does not block.  What it computes is cached per window
  * (by pointer and seq): a filter key picks the matching rows out of the
- * full order, and searches an index of the frames and stacks that the
- * first filtered build makes (one walk of m's stacks and frames; or what
- * view_idle_step left of it) and later builds bring up to date; what each
- * stack and task name was found to hold is kept across windows for the
- * same filter.  The caches hold ids of m, so a view serves one model:
- * after that model is freed, view_fini and view_init the view before
- * building with another.  STATUS_NOMEM leaves no rows. */
+ * full order, and searches an index of the frames and stacks that
+ * view_idle_step builds between keys and later builds bring up to date;
+ * what each stack and task name was found to hold is kept across windows
+ * for the same filter.  A key that finds the index far from built (no
+ * pause since '/') reads the window's rows and frames without it.  The
+ * caches hold ids of m, so a view serves one model: after that model is
+ * freed, view_fini and view_init the view before building with another.
+ * STATUS_NOMEM leaves no rows. */
 enum status view_build(struct view *v, const struct model *m,
                        const struct window *w) MUST_CHECK;
 

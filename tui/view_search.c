@@ -1,7 +1,7 @@
-/* The filter's search: case folding and substring matching of frames and
- * task names, and an index of the frames and stacks of a model's windows,
- * case-folded once and kept across windows, that a filter key searches,
- * with what each stack and task name was found to hold for the filter. */
+/* The filter's index: the frames and stacks of a model's windows,
+ * case-folded once (tui/view_fold.c) and kept across windows, that a
+ * filter key searches, with what each stack and task name was found to
+ * hold for the filter. */
 #include "tui/view_search.h"
 
 #include <string.h>
@@ -12,6 +12,10 @@
 /* Buckets of the sort of a window's rows by stack id. */
 #define BUCKETS 4096
 
+/* Slots of a scan's answers per frame id: 64 KiB, within a core's cache. */
+#define FCACHE_BITS 13
+#define FCACHE      ((size_t)1 << FCACHE_BITS)
+
 /* The filter's index: the distinct frames met so far, case-folded, end
  * to end in text (string k is text[soff[k] .. soff[k + 1])), and the
  * stacks met, numbered in order of meeting: stack k's depth is
@@ -21,8 +25,8 @@
  * in the order of their stack ids, which is about the order of the model's
  * memory (row ord[e] is of stack number est[e]).  Task names are only read
  * for the rows whose stack misses:
- * each name's answer is kept in names (val: the search it answers, times
- * two, plus one when it holds). */
+ * each name's answer is kept in names (val: the string asked it answers,
+ * gen, times two, plus one when it holds). */
 struct view_index {
 	const struct model *m;
 	bool stale;                     /* start over at the next build */
@@ -58,9 +62,21 @@ struct view_index {
 	bool hits_ok;
 	char hits_fold[VIEW_FILTER_MAX];
 	size_t hits_len;
-	uint32_t gen;                 /* searches for another string, from 1 */
+	/* the string the kept answers of names and fcache are for (ask),
+	 * numbered gen, from 1, each time it changes */
+	char ask[VIEW_FILTER_MAX];
+	size_t ask_len;
+	bool ask_ok;
+	uint32_t gen;
 	uint32_t last_name, last_gen; /* the last name asked, and its answer */
 	bool last_hit;
+	/* a scan without the index (view_index_scan): answers per frame
+	 * id, in the slot of its hash (val as in names; a frame whose slot
+	 * another took is searched again) */
+	struct view_slot fcache[FCACHE];
+	struct view_tag scanned; /* the window a scan last read */
+	uint64_t *pend; /* a bit per row: its frames missed, names unread */
+	size_t pend_cap;
 	/* a bit per stack: whether one of its strings holds hits_fold is
 	 * known (sknown), and then whether one does (shit) */
 	uint64_t *sknown, *shit;
@@ -103,170 +119,8 @@ void view_index_free(struct view_index *ix)
 	mem_free(ix->hits);
 	mem_free(ix->sknown);
 	mem_free(ix->shit);
+	mem_free(ix->pend);
 	mem_free(ix);
-}
-
-/* The simple lower case of a code point of two UTF-8 bytes (U+0080 ..
- * U+07FF) when that is two bytes too; else the code point itself. */
-static uint32_t lower2(uint32_t c)
-{
-	if (c >= 0xC0 && c <= 0xDE && c != 0xD7)
-		return c + 0x20;
-	if (c == 0x178)
-		return 0xFF;
-	if (c >= 0x100 && c <= 0x17F) {
-		if (c == 0x130 || c == 0x131 || c == 0x138 || c == 0x149 ||
-		    c == 0x17F)
-			return c;
-		/* 0x139 .. 0x148 and 0x179 .. 0x17E (0x17F returned) */
-		if ((c >= 0x139 && c <= 0x148) || c >= 0x179)
-			return c & 1 ? c + 1 : c;
-		return c & 1 ? c : c + 1;
-	}
-	if (c == 0x386)
-		return 0x3AC;
-	if (c >= 0x388 && c <= 0x38A)
-		return c + 0x25;
-	if (c == 0x38C)
-		return 0x3CC;
-	if (c == 0x38E || c == 0x38F)
-		return c + 0x3F;
-	if (c >= 0x391 && c <= 0x3AB && c != 0x3A2)
-		return c + 0x20;
-	if (c == 0x3C2) /* final sigma folds to sigma */
-		return 0x3C3;
-	if (c >= 0x400 && c <= 0x40F)
-		return c + 0x50;
-	if (c >= 0x410 && c <= 0x42F)
-		return c + 0x20;
-	if (c == 0x4C0)
-		return 0x4CF;
-	if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) ||
-	    (c >= 0x4D0 && c <= 0x52F))
-		return c & 1 ? c : c + 1;
-	if (c >= 0x4C1 && c <= 0x4CE)
-		return c & 1 ? c + 1 : c;
-	if (c >= 0x531 && c <= 0x556)
-		return c + 0x30;
-	return c;
-}
-
-static bool is_lead2(unsigned char c)
-{
-	return c >= 0xC2 && c <= 0xDF;
-}
-
-static bool is_cont(unsigned char c)
-{
-	return c >= 0x80 && c <= 0xBF;
-}
-
-/* Byte i of s (n bytes) case-folded.  Each byte folds alone, or with its
- * neighbour when the two form a well-formed two-byte character (a lead
- * byte is never a continuation byte, so the pairs are unambiguous); the
- * fold keeps lengths, so folded offsets are the string's offsets. */
-static unsigned char fold_at(const char *s, size_t n, size_t i)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned char c = u[i];
-	uint32_t cp;
-
-	if (c < 0x80)
-		return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
-	if (is_lead2(c) && i + 1 < n && is_cont(u[i + 1])) {
-		cp = lower2((uint32_t)(c & 0x1F) << 6 | (u[i + 1] & 0x3F));
-		return (unsigned char)(0xC0 | cp >> 6);
-	}
-	if (is_cont(c) && i > 0 && is_lead2(u[i - 1])) {
-		cp = lower2((uint32_t)(u[i - 1] & 0x1F) << 6 | (c & 0x3F));
-		return (unsigned char)(0x80 | (cp & 0x3F));
-	}
-	return c;
-}
-
-/* Folds n bytes of s from at into out: eight ASCII bytes at a time (A-Z
- * gain 0x20: a byte of 0x41 .. 0x5A sets bit 7 of its sum with 0x3F and
- * not that with 0x25), else a byte at a time. */
-void vsearch_fold_span(struct strview s, size_t at, size_t n, char *out)
-{
-	const uint64_t high = 0x8080808080808080u;
-	const unsigned char *u = (const unsigned char *)s.ptr + at;
-	size_t j = 0;
-
-	while (j < n) {
-		uint64_t x;
-
-		if (n - j >= 8) {
-			memcpy(&x, u + j, 8);
-			if (!(x & high)) {
-				x |= ((x + 0x3F3F3F3F3F3F3F3Fu) &
-				      ~(x + 0x2525252525252525u) & high) >>
-				     2;
-				memcpy(out + j, &x, 8);
-				j += 8;
-				continue;
-			}
-		}
-		for (size_t end = n - j < 8 ? n : j + 8; j < end; j++) {
-			unsigned char c = u[j];
-			out[j] =
-			    (char)(c < 0x80
-			               ? (c >= 'A' && c <= 'Z' ? c + 32 : c)
-			               : fold_at(s.ptr, s.len, at + j));
-		}
-	}
-}
-
-/* Byte substring search: needle (nn >= 1 bytes) in hay. */
-bool vsearch_find(const char *hay, size_t hn, const char *needle, size_t nn)
-{
-	const char *p = hay, *end;
-
-	if (nn > hn)
-		return false;
-	end = hay + (hn - nn) + 1;
-	while ((p = memchr(p, needle[0], (size_t)(end - p)))) {
-		if (!memcmp(p + 1, needle + 1, nn - 1))
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/* The filter's test without an index: needle in s, both folded a byte at
- * a time. */
-static bool str_hits_slow(struct strview s, const char *needle, size_t len)
-{
-	for (size_t i = 0; len <= s.len && i <= s.len - len; i++) {
-		size_t k = 0;
-
-		while (k < len &&
-		       fold_at(s.ptr, s.len, i + k) == fold_at(needle, len, k))
-			k++;
-		if (k == len)
-			return true;
-	}
-	return false;
-}
-
-bool view_row_matches(const struct model *m, const struct window *w, size_t row,
-                      const char *needle, size_t len)
-{
-	const struct fold_row *r = &w->rows[row];
-	const uint32_t *frames;
-	size_t depth = 0;
-
-	if (!len)
-		return true;
-	frames = model_stack(m, r->stack, &depth);
-	for (size_t i = 0; i < depth; i++)
-		if (str_hits_slow(model_frame(m, frames[i]), needle, len))
-			return true;
-	for (uint32_t i = 0; i < r->count; i++)
-		if (str_hits_slow(model_name(m, w->entries[r->first + i].name),
-		                  needle, len))
-			return true;
-	return false;
 }
 
 static void set_bit(uint64_t *b, size_t i)
@@ -293,6 +147,7 @@ static void index_reset(struct view_index *ix, const struct model *m)
 	vmap_clear(&ix->frames);
 	vtable_clear(&ix->names);
 	vmap_clear(&ix->stacks);
+	memset(ix->fcache, 0, sizeof(ix->fcache));
 	ix->m = m;
 	ix->stale = false;
 	ix->text_len = ix->nstr = ix->nsref = ix->nstk = 0;
@@ -431,6 +286,14 @@ static enum status count_used(struct view_index *ix, size_t n)
 	return STATUS_OK;
 }
 
+/* Whether build_begin would start the index over for a window of n rows
+ * of m. */
+static bool starts_over(const struct view_index *ix, const struct model *m,
+                        size_t n)
+{
+	return ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
+}
+
 /* Starts a build of the rows of w (m's): sorts them by stack id, starting
  * the index over when it holds another model's ids or mostly those of
  * windows gone. */
@@ -438,7 +301,7 @@ static enum status build_begin(struct view_index *ix, const struct model *m,
                                const struct window *w)
 {
 	size_t n = w->nrows;
-	bool fresh = ix->m != m || ix->stale || ix->stacks.n > 2 * n + 4096;
+	bool fresh = starts_over(ix, m, n);
 
 	ix->btag.ok = false;
 	if (fresh)
@@ -584,6 +447,22 @@ static void stacks_keep(struct view_index *ix, int op)
 	}
 }
 
+/* Makes the answers kept for names and frames those for f (len >= 1):
+ * those for another string are forgotten (all, when gen comes round). */
+static void answers_for(struct view_index *ix, const char *f, size_t len)
+{
+	if (ix->ask_ok && ix->ask_len == len && !memcmp(ix->ask, f, len))
+		return;
+	if (++ix->gen >= UINT32_MAX / 2) {
+		vtable_clear(&ix->names);
+		memset(ix->fcache, 0, sizeof(ix->fcache));
+		ix->gen = 1;
+	}
+	memcpy(ix->ask, f, len);
+	ix->ask_len = len;
+	ix->ask_ok = true;
+}
+
 /* Brings hits up to date for f (folded, len >= 1): only the strings added
  * since, when f is the last one; when the last one is a part of f, only
  * the strings that held it, and the new ones; else all.  What is known of
@@ -617,15 +496,7 @@ enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 	clear_bits(ix->hits, from, ix->nstr);
 	if (from < ix->nstr)
 		index_scan(ix, from, f, len);
-	if (!ix->hits_ok || ix->hits_len != len ||
-	    memcmp(ix->hits_fold, f, len)) {
-		/* the names' answers are for the last string: forget them
-		 * (all, when the count comes round) */
-		if (++ix->gen >= UINT32_MAX / 2) {
-			vtable_clear(&ix->names);
-			ix->gen = 1;
-		}
-	}
+	answers_for(ix, f, len);
 	ix->hits_ok = true;
 	ix->hits_n = ix->nstr;
 	memcpy(ix->hits_fold, f, len);
@@ -650,9 +521,9 @@ static bool stack_hits(struct view_index *ix, uint32_t k)
 	return hit;
 }
 
-/* Whether task name id holds the last string searched for: known, or
+/* Whether task name id (of m, the index's model) holds ask: known, or
  * found and kept (when there is room). */
-static bool name_hits(struct view_index *ix, uint32_t id)
+static bool name_hits(struct view_index *ix, const struct model *m, uint32_t id)
 {
 	struct view_table *t = &ix->names;
 	struct view_slot *e;
@@ -670,7 +541,7 @@ static bool name_hits(struct view_index *ix, uint32_t id)
 	} else {
 		e = NULL;
 	}
-	hit = str_hits_slow(model_name(ix->m, id), ix->hits_fold, ix->hits_len);
+	hit = vsearch_hits_slow(model_name(m, id), ix->ask, ix->ask_len);
 	if (e) {
 		t->n += !e->id;
 		e->id = id;
@@ -711,12 +582,122 @@ bool view_index_entry_hits(struct view_index *ix, size_t e)
 	if (!ix->rname_ok)
 		row_names(ix);
 	if (ix->rname_ok && ix->rname[row])
-		return name_hits(ix, ix->rname[row]);
+		return name_hits(ix, ix->m, ix->rname[row]);
 	r = &w->rows[row];
 	for (uint32_t i = 0; i < r->count; i++)
-		if (name_hits(ix, w->entries[r->first + i].name))
+		if (name_hits(ix, ix->m, w->entries[r->first + i].name))
 			return true;
 	return false;
+}
+
+bool view_index_far(const struct view_index *ix, const struct model *m,
+                    const struct window *w)
+{
+	return !view_index_current(ix, m, w) &&
+	       !(view_tag_holds(&ix->scanned, w) && ix->m == m) &&
+	       (starts_over(ix, m, w->nrows) || ix->stacks.n < w->nrows / 2);
+}
+
+/* Whether frame id of m holds ask: kept, or searched and kept in its
+ * slot. */
+static bool frame_hits(struct view_index *ix, const struct model *m,
+                       uint32_t id)
+{
+	struct view_slot *c =
+	    &ix->fcache[(uint32_t)(id * 2654435769u) >> (32 - FCACHE_BITS)];
+	bool hit;
+
+	if (c->id == id && c->val >> 1 == ix->gen)
+		return c->val & 1;
+	hit = vsearch_hits(model_frame(m, id), ix->ask, ix->ask_len);
+	c->id = id;
+	c->val = ix->gen << 1 | hit;
+	return hit;
+}
+
+/* The depth of the first frame of fs (d frames, root first) that holds
+ * ask, or SIZE_MAX: the frames before p are known not to. */
+static size_t first_hit(struct view_index *ix, const struct model *m,
+                        const uint32_t *fs, size_t d, size_t p)
+{
+	for (; p < d; p++)
+		if (frame_hits(ix, m, fs[p]))
+			return p;
+	return SIZE_MAX;
+}
+
+/* The task names of the rows pend marks, in row order (the order of the
+ * rows' and entries' memory): match follows whether one holds ask. */
+static void scan_names(struct view_index *ix, const struct model *m,
+                       const struct window *w, uint64_t *match)
+{
+	for (size_t r = 0; r < w->nrows; r++) {
+		const struct fold_row *fr;
+		bool hit = false;
+
+		if (!ix->pend[r / 64]) {
+			r |= 63; /* none in this word */
+			continue;
+		}
+		if (!vsearch_bit(ix->pend, r))
+			continue;
+		fr = &w->rows[r];
+		for (uint32_t i = 0; !hit && i < fr->count; i++)
+			hit = name_hits(ix, m, w->entries[fr->first + i].name);
+		if (hit != vsearch_bit(match, r))
+			match[r / 64] ^= (uint64_t)1 << (r % 64);
+	}
+}
+
+enum status view_index_scan(struct view_index *ix, const struct model *m,
+                            const struct window *w, const char *f, size_t len,
+                            uint64_t *match, enum vsearch_rows rows)
+{
+	const uint32_t *prev = NULL;
+	size_t pd = 0, ph = SIZE_MAX; /* prev's depth and first hit */
+	size_t words = (w->nrows + 63) / 64;
+
+	/* the rows in the order of their stack ids, which is about that of
+	 * the model's memory (in row order nearly every stack read misses
+	 * the cache): the build's first step, kept for the steps between
+	 * keys */
+	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
+	    build_begin(ix, m, w) != STATUS_OK) {
+		ix->btag.ok = false;
+		return STATUS_NOMEM;
+	}
+	if (mem_grow(&ix->pend, &ix->pend_cap, words, sizeof(*ix->pend)))
+		return STATUS_NOMEM;
+	memset(ix->pend, 0, words * sizeof(*ix->pend));
+	answers_for(ix, f, len);
+	for (size_t e = 0; e < w->nrows; e++) {
+		size_t r = ix->ord[e], d = 0, p = 0, h = ph;
+		bool was = vsearch_bit(match, r);
+		const uint32_t *fs;
+		uint32_t id;
+
+		if ((rows == VSEARCH_SET && !was) ||
+		    (rows == VSEARCH_CLEAR && was))
+			continue;
+		/* a hit in the prefix a stack shares with the last one read
+		 * is its too, and a miss there needs no search */
+		id = e < ix->bpos ? w->rows[r].stack : ix->est[e];
+		fs = model_stack(m, id, &d);
+		while (p < d && p < pd && fs[p] == prev[p])
+			p++;
+		if (ph >= p)
+			h = first_hit(ix, m, fs, d, p);
+		prev = fs;
+		pd = d;
+		ph = h;
+		if (h == SIZE_MAX)
+			set_bit(ix->pend, r);
+		else if (!was)
+			set_bit(match, r);
+	}
+	scan_names(ix, m, w, match);
+	view_tag_set(&ix->scanned, w);
+	return STATUS_OK;
 }
 
 bool view_idle_wanted(const struct view *v, const struct model *m,

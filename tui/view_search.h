@@ -1,6 +1,6 @@
-/* The filter's search, internal to tui/view.c: case folding, substring
- * matching, and an index of the frames and task names of a model's windows
- * (struct view_index, opaque) that a filter key searches. */
+/* The filter's search, internal to tui/view.c: case folding and substring
+ * matching (tui/view_fold.c), and an index of the frames and task names of a
+ * model's windows (struct view_index, opaque) that a filter key searches. */
 #ifndef ASYNCTOP_TUI_VIEW_SEARCH_H
 #define ASYNCTOP_TUI_VIEW_SEARCH_H
 
@@ -52,6 +52,18 @@ void vsearch_fold_span(struct strview s, size_t at, size_t n, char *out);
  * Both are borrowed.  Cannot fail; does not allocate. */
 bool vsearch_find(const char *hay, size_t hn, const char *needle, size_t nn);
 
+/* True when needle (len >= 1 bytes, folded or not) occurs in s, both
+ * case-folded a byte at a time as vsearch_fold_span folds (the plain test,
+ * for a string read once).  Both are borrowed.  Cannot fail; does not
+ * allocate. */
+bool vsearch_hits_slow(struct strview s, const char *needle, size_t len);
+
+/* vsearch_hits_slow for f (len >= 1 bytes) already folded with
+ * vsearch_fold_span, reading s once, without a copy: only where one of
+ * its bytes could fold to f's first are the next ones folded.  Both are
+ * borrowed.  Cannot fail; does not allocate. */
+bool vsearch_hits(struct strview s, const char *f, size_t len);
+
 /* Puts a new, empty index in *out, to free with view_index_free.
  * STATUS_NOMEM leaves *out untouched. */
 enum status view_index_new(struct view_index **out) MUST_CHECK;
@@ -99,6 +111,37 @@ enum status view_index_step(struct view_index *ix, const struct model *m,
  * answers of view_index_entry_hits meaningless until a search succeeds. */
 enum status view_index_search(struct view_index *ix, const char *f,
                               size_t len) MUST_CHECK;
+
+/* True when ix is not current for w (m's), building it would read most
+ * of w's stacks for the first time (it starts over, or holds fewer stacks
+ * than half w's rows), and no view_index_scan read w before: a filter key
+ * then answers sooner with view_index_scan, leaving the build to the
+ * steps between keys.  A scan costs most of a build, and a key after it
+ * has only the index to make its own cheap: so only the first key of a
+ * window scans, and the next one that comes before the steps finished
+ * builds.  Cannot fail. */
+bool view_index_far(const struct view_index *ix, const struct model *m,
+                    const struct window *w);
+
+/* Which rows of a window view_index_scan looks at: every one, those whose
+ * bit is set (the filter narrowed: only they can change), or those whose
+ * bit is clear (widened). */
+enum vsearch_rows { VSEARCH_ALL, VSEARCH_SET, VSEARCH_CLEAR };
+
+/* Sets bit r of match (a bit per row of w, a window of m) to
+ * view_row_matches(m, w, r, f, len) for each row r that rows names (with
+ * VSEARCH_ALL, match must be all clear), without the index: the rows are
+ * read in the order of their stack ids, each frame past the prefix a
+ * stack shares with the last one read is searched unless a slot keeps its
+ * answer; then, in row order, the task names of the rows whose frames
+ * missed.  That order is the first step of the build of w
+ * (view_index_step), made here when no build of w is under way and kept
+ * for the steps; the index's search is left as it was.  f (len >= 1
+ * bytes, folded with vsearch_fold_span) and w are borrowed, as m is by
+ * view_index_build.  STATUS_NOMEM leaves match partly set. */
+enum status view_index_scan(struct view_index *ix, const struct model *m,
+                            const struct window *w, const char *f, size_t len,
+                            uint64_t *match, enum vsearch_rows rows) MUST_CHECK;
 
 /* The built window's rows in the index's order (about that of their stack
  * ids, which is about that of the model's memory): entry e, for e below
