@@ -333,6 +333,88 @@ START_TEST(views_tree_golden_and_keys)
 }
 END_TEST
 
+/* Keys taken in one burst come before the draw that would sync the tree
+ * with the shown window: t and + at once, after the window the tree was
+ * last drawn for left the groupings, must act on the shown window's tree
+ * (they acted on the freed one).  Against a viewer that draws after t. */
+#define BURST_ROWS 40
+static struct su_row burst[3][BURST_ROWS];
+static char burst_leaf[3][BURST_ROWS][16];
+
+static void burst_rows(void)
+{
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < BURST_ROWS; i++) {
+			struct su_row *r = &burst[k][i];
+
+			memset(r, 0, sizeof(*r));
+			snprintf(burst_leaf[k][i], sizeof(burst_leaf[k][i]),
+			         "leaf_%d_%d", k, i / 2);
+			r->frames[0] = "root";
+			r->frames[1] = i % 4 < 2 ? "mid" : "mid2";
+			r->frames[2] = burst_leaf[k][i];
+			r->task = i % 2 ? "odd" : "even";
+			r->v[METRIC_IDLE] = (uint64_t)(100 + i) * MS;
+			r->tasks = 1;
+		}
+}
+
+/* The tree drawn split by name, left, five windows drawn in the table;
+ * then t (a draw after it when synced), the keys, and the screen. */
+static void burst_run(struct buf *out, bool synced, bool idle, const char *keys)
+{
+	struct app a;
+
+	su_app(&a);
+	su_commit(&a, burst[0], BURST_ROWS, T0);
+	su_commit(&a, burst[1], BURST_ROWS, T0 + 5 * SEC);
+	app_key(&a, 'n');
+	app_key(&a, 't');
+	su_screen(&a, 100, 30, out);
+	while (idle && app_idle_pending(&a))
+		app_idle(&a);
+	app_key(&a, 't');
+	su_screen(&a, 100, 30, out);
+	for (int k = 0; k < 5; k++) {
+		su_commit(&a, burst[1 + k % 2], BURST_ROWS,
+		          T0 + (uint64_t)(10 + 5 * k) * SEC);
+		su_screen(&a, 100, 30, out);
+	}
+	app_key(&a, 't');
+	if (synced)
+		su_screen(&a, 100, 30, out);
+	for (const char *k = keys; *k; k++)
+		app_key(&a, *k);
+	su_screen(&a, 100, 30, out);
+	app_fini(&a);
+}
+
+START_TEST(views_tree_keys_in_a_burst)
+{
+	/* a frame of several callees; one callee a level (read from its
+	 * rows); the arrows' selection */
+	static const char *const keys[] = { "+j+", "j+j+", "*jjj-" };
+	struct buf got, want;
+
+	buf_init(&got);
+	buf_init(&want);
+	burst_rows();
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		for (int idle = 0; idle < 2; idle++) {
+			burst_run(&got, false, idle, keys[i]);
+			burst_run(&want, true, idle, keys[i]);
+			ck_assert_msg(got.len == want.len &&
+			                  !memcmp(got.data, want.data, got.len),
+			              "keys %s (idle %d): a burst\n%s\nafter a "
+			              "draw\n%s",
+			              keys[i], idle, got.data, want.data);
+			ck_assert_ptr_nonnull(strstr(got.data, "root"));
+		}
+	buf_fini(&got);
+	buf_fini(&want);
+}
+END_TEST
+
 /* f: an icicle, "all" on top, widths by the weighting; the arrows select,
  * Enter zooms into a frame and Esc out, then back to the table. */
 START_TEST(views_flame_golden_and_zoom)
@@ -455,6 +537,7 @@ Suite *suite_viewer_views(void)
 	tcase_add_test(tc, views_detail_without_rows);
 	tcase_add_test(tc, views_compare_golden_and_marks);
 	tcase_add_test(tc, views_tree_golden_and_keys);
+	tcase_add_test(tc, views_tree_keys_in_a_burst);
 	tcase_add_test(tc, views_flame_golden_and_zoom);
 	tcase_add_test(tc, views_c_locale_every_view_ascii);
 	suite_add_tcase(s, tc);

@@ -21,11 +21,30 @@ static unsigned body_scroll(struct app *a, enum action act, long page)
 	return APP_REDRAW;
 }
 
+/* The tree as of the shown window, before a key acts on it.  Only a draw
+ * syncs it otherwise, and keys taken in one burst come before the draw:
+ * t and + at once would act on the tree of the window it was last drawn
+ * for, which may have left the history or the groupings since. */
+static bool tree_current(struct app *a)
+{
+	const struct window *w = app_shown(a);
+
+	if (app_showing_progress(a) || !w)
+		return false;
+	if (tree_update(&a->tree, a->m, w, a->v.metric, a->v.ascending) ==
+	    STATUS_OK)
+		return true;
+	app_set_status(a, true, "out of memory building the tree");
+	return false;
+}
+
 /* Up, down, pages, top and bottom move the tree's selection. */
 static unsigned tree_nav(struct app *a, enum action act, long page)
 {
 	static const long far = 1L << 30;
 
+	if (!tree_current(a))
+		return APP_REDRAW;
 	tree_move(&a->tree, act == ACTION_UP          ? -1
 	                    : act == ACTION_DOWN      ? 1
 	                    : act == ACTION_PAGE_UP   ? -page
@@ -73,6 +92,8 @@ static unsigned tree_key(struct app *a, enum action act)
 		               "+ - * expand and collapse in the tree (t)");
 		return APP_REDRAW;
 	}
+	if (!tree_current(a))
+		return APP_REDRAW;
 	if (act == ACTION_TREE_COLLAPSE)
 		tree_collapse(&a->tree);
 	else

@@ -332,12 +332,14 @@ void flame_select(struct flame *f, const struct tree *t, char dir)
 	size_t b = box_of(f, f->sel);
 	uint32_t to = TREE_NONE;
 
-	if (b == SIZE_MAX)
+	/* the layout is the last drawn: the tree may have been made again */
+	if (b == SIZE_MAX || f->sel >= t->n)
 		return;
 	if (dir == 'u' && f->sel != f->zoom)
 		to = t->nodes[f->sel].parent;
 	for (size_t c = b + 1; dir == 'd' && c < f->n; c++)
-		if (t->nodes[f->boxes[c].node].parent == f->sel) {
+		if (f->boxes[c].node < t->n &&
+		    t->nodes[f->boxes[c].node].parent == f->sel) {
 			to = f->boxes[c].node;
 			break;
 		}
@@ -346,7 +348,7 @@ void flame_select(struct flame *f, const struct tree *t, char dir)
 	if (dir == 'r' && b + 1 < f->n &&
 	    f->boxes[b + 1].row == f->boxes[b].row)
 		to = f->boxes[b + 1].node;
-	if (to == TREE_NONE)
+	if (to == TREE_NONE || to >= t->n)
 		return;
 	f->sel = to;
 	f->sel_path = t->nodes[to].path;
