@@ -96,12 +96,19 @@ static size_t scanned, indexed;
 static void build_check(struct view *v, const struct model *m,
                         const struct window *w)
 {
-	if (v->filter_len && (!v->ix || view_index_far(v->ix, m, w)))
-		scanned++;
-	else if (v->filter_len)
-		indexed++;
+	bool far = v->filter_len && (!v->ix || view_index_far(v->ix, m, w));
+	bool before = v->ix && view_index_scanned(v->ix, m, w);
+
 	ck_assert_int_eq(view_build(v, m, w), STATUS_OK);
 	check_rows(v);
+	/* a key far from the index took the scan, and only such a key */
+	if (far) {
+		ck_assert(view_index_scanned(v->ix, m, w));
+		scanned++;
+	} else if (v->filter_len) {
+		ck_assert(!v->ix || view_index_scanned(v->ix, m, w) == before);
+		indexed++;
+	}
 }
 
 /* The frames of stacks: a pool the stacks share. */

@@ -593,9 +593,14 @@ bool view_index_entry_hits(struct view_index *ix, size_t e)
 bool view_index_far(const struct view_index *ix, const struct model *m,
                     const struct window *w)
 {
-	return !view_index_current(ix, m, w) &&
-	       !(view_tag_holds(&ix->scanned, w) && ix->m == m) &&
+	return !view_index_current(ix, m, w) && !view_index_scanned(ix, m, w) &&
 	       (starts_over(ix, m, w->nrows) || ix->stacks.n < w->nrows / 2);
+}
+
+bool view_index_scanned(const struct view_index *ix, const struct model *m,
+                        const struct window *w)
+{
+	return view_tag_holds(&ix->scanned, w) && ix->m == m;
 }
 
 /* Whether frame id of m holds ask: kept, or searched and kept in its

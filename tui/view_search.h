@@ -123,6 +123,11 @@ enum status view_index_search(struct view_index *ix, const char *f,
 bool view_index_far(const struct view_index *ix, const struct model *m,
                     const struct window *w);
 
+/* True when ix has answered a key on w, read from m, by view_index_scan
+ * (then later keys on w do not scan again).  Cannot fail. */
+bool view_index_scanned(const struct view_index *ix, const struct model *m,
+                        const struct window *w);
+
 /* Which rows of a window view_index_scan looks at: every one, those whose
  * bit is set (the filter narrowed: only they can change), or those whose
  * bit is clear (widened). */
