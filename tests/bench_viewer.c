@@ -483,6 +483,30 @@ static int tree_all(struct app *a, struct screen *scr, int runs,
 	return 0;
 }
 
+/* The tree as if never opened: nothing expanded for the next window. */
+static void tree_forget(struct app *a)
+{
+	tree_paths_clear(&a->tree.open);
+	tree_paths_clear(&a->tree.open_all);
+}
+
+/* On a window just arrived: t, Home, the operator's pause (the idle steps
+ * run, the longest into *step), then * timed into *paused; Esc after. */
+static int star_after_pause(struct app *a, struct scr_gen *sg, double *arr,
+                            double *step, double *paused)
+{
+	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
+
+	if (arrival(a, sg->scr, sg->g, arr) || keys(a, sg->scr, &t, 1) ||
+	    keys(a, sg->scr, &home, 1))
+		return -1;
+	pause_idle(a, step);
+	if (timed(a, sg->scr, &all, 1, paused) || keys(a, sg->scr, &esc, 1))
+		return -1;
+	tree_forget(a);
+	return 0;
+}
+
 /* t, then * on a window that just arrived, none of its frames made yet
  * (best of runs, each on a new window); and * after the operator's pause
  * after t (the idle steps run, the longest into *step).  Prints
@@ -501,17 +525,9 @@ static int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
 		    timed(a, sg->scr, &all, 1, &first) ||
 		    keys(a, sg->scr, &esc, 1))
 			return -1;
-		tree_paths_clear(&a->tree.open);
-		tree_paths_clear(&a->tree.open_all);
-		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+		tree_forget(a);
+		if (star_after_pause(a, sg, &arr, step, &paused))
 			return -1;
-		pause_idle(a, step);
-		if (timed(a, sg->scr, &all, 1, &paused) ||
-		    keys(a, sg->scr, &esc, 1))
-			return -1;
-		tree_paths_clear(&a->tree.open);
-		tree_paths_clear(&a->tree.open_all);
 	}
 	printf("viewer_view_tree_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_expand_all_new_window_%s_ms %.3f\n", tag,
@@ -553,17 +569,9 @@ static int tree_by_name(struct app *a, struct scr_gen *sg, int runs,
 		    timed(a, sg->scr, &end, 1, &en) ||
 		    keys(a, sg->scr, &esc, 1))
 			return -1;
-		tree_paths_clear(&a->tree.open);
-		tree_paths_clear(&a->tree.open_all);
-		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    keys(a, sg->scr, &t, 1) || keys(a, sg->scr, &home, 1))
+		tree_forget(a);
+		if (star_after_pause(a, sg, &arr, step, &paused))
 			return -1;
-		pause_idle(a, step);
-		if (timed(a, sg->scr, &all, 1, &paused) ||
-		    keys(a, sg->scr, &esc, 1))
-			return -1;
-		tree_paths_clear(&a->tree.open);
-		tree_paths_clear(&a->tree.open_all);
 	}
 	sg->g->names = names;
 	if (keys(a, sg->scr, &kn, 1))
