@@ -26,7 +26,6 @@ def _slice_ns():
 
 
 SLICE_NS = _slice_ns()  # a reply past this cuts its backlog short: END MORE, the reader reads again
-SWITCH_S = 0.002  # the interpreter switch interval while a read is served (the default is 5 ms)
 YIELD_S = 0.0001  # between chunks
 # A larger backlog (a first read of many live tasks, whose first frame must come within the
 # reader's timeout) is swept in journal order: grouping costs 0.3-0.45 µs a record.
@@ -123,16 +122,9 @@ class Reply:
                 break
             time.sleep(YIELD_S)
         last = len(c.pending) + len(c.pinned)  # the backlog; each catch-up round must shrink it
-        # While this thread wants the interpreter between chunks, a loop thread hands it over
-        # after SWITCH_S instead of the default 5 ms: the read ends sooner, each pause stays short.
-        switch = sys.getswitchinterval()
-        sys.setswitchinterval(min(switch, SWITCH_S))
-        try:
-            if len(c.pending) <= GROUP_MAX:
-                c.pending = _by_address(c.pending)
-            T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
-        finally:
-            sys.setswitchinterval(switch)
+        if len(c.pending) <= GROUP_MAX:
+            c.pending = _by_address(c.pending)
+        T, Treal, aggs, aggregated, ntasks, more = self._rounds(c, seq, first, last, final)
         self._send_end(c, seq, final, first, T, Treal, aggs, aggregated, ntasks, more)
 
     def _rounds(self, c, seq, first, last, final):

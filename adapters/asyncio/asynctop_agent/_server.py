@@ -33,6 +33,7 @@ def _give_way_s():
 IDLE_GIVE_WAY_S = _give_way_s()  # a full house: a connection silent this long gives way
 IO_TIMEOUT = 2.0
 MIN_READ_INTERVAL_NS = 5_000_000
+SWITCH_S = 0.002  # the interpreter's switch interval at most, while a reader is connected
 
 
 def _linger_close(sock):
@@ -65,6 +66,7 @@ class Server(Reply):
         self.hello_flags = 0
         self.sel = None
         self.timers = {}
+        self.app_switch = None  # the application's switch interval, while SWITCH_S replaces it
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -176,14 +178,38 @@ class Server(Reply):
                         else:
                             self._readable(key.data)
                     self._tick()
+                    self._switch(bool(self.clients))
         except Exception as e:  # the server must never take the application down
             if not self.closing:
                 log("endpoint thread stopped: %s" % e)
         finally:
+            self._switch(False)
             try:
                 sel.close()
             except Exception:
                 pass
+
+    def _switch(self, hold):
+        """Hold the interpreter's switch interval at SWITCH_S at most while a reader is connected,
+        and give the application its own back when the last one leaves.
+
+        This thread takes the interpreter again after every wait (the socket, a chunk's yield).
+        CPython hands it over only once the waiter has waited a whole switch interval without
+        any thread taking it in between; a loop thread that lets go and takes it back more often
+        than that (each select() of a busy loop does) keeps it, and the waiter waits on.  With
+        the default 5 ms and a loop stepping every 2-5 ms, a read waited up to 2.4 s, past the
+        reader's timeout; at 2 ms the same reads wait tens of ms (docs/asyncio-agent.md, "Costs").
+        The interval matters only while two threads want the interpreter: the loop thread alone,
+        or with this one asleep, runs as before.  An application that sets its own interval
+        meanwhile keeps it."""
+        now = sys.getswitchinterval()
+        if hold and self.app_switch is None and now > SWITCH_S:
+            self.app_switch = now
+            sys.setswitchinterval(SWITCH_S)
+        elif not hold and self.app_switch is not None:
+            if abs(now - SWITCH_S) < 1e-7:
+                sys.setswitchinterval(self.app_switch)
+            self.app_switch = None
 
     def _tick(self):
         """Housekeeping: retire collected tasks, bound the journal, drop stalled requests."""

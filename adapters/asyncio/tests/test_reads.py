@@ -79,6 +79,35 @@ class Churn(AgentCase):
         c.finish()
 
 
+class SwitchInterval(AgentCase):
+    def test_held_while_a_reader_is_connected(self):
+        """While a reader is connected the agent holds the switch interval at 2 ms at most, so
+        that a busy loop thread cannot keep the interpreter from the endpoint thread for seconds
+        (the churn above, at the default 5 ms); the application gets its own back, and an
+        interval it set itself is left alone."""
+        c = Child(self, "switch")
+        readers = [self.reader(c.path)]
+        readers[0].read()
+        c.send("go")
+        seen = {}
+
+        def on_mark(rest):
+            word, _, value = rest.partition(" ")
+            seen[word] = float(value) if value else None
+            if word in ("connected", "own"):
+                readers.pop().bye()
+            elif word in ("left", "low"):
+                readers.append(self.reader(c.path))
+                readers[-1].read()
+
+        c.until_done(on_mark=on_mark)
+        c.finish()
+        self.assertEqual(seen["connected"], 0.002)
+        self.assertEqual(seen["left"], 0.005)  # the interpreter's default, the workload's own
+        self.assertEqual(seen["own-left"], 0.01)
+        self.assertEqual(seen["low-connected"], 0.001)
+
+
 class Collector(AgentCase):
     def test_a_steady_read_makes_nothing_for_the_collector(self):
         """A read of tasks that stepped since the last one allocates no container that outlives
