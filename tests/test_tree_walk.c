@@ -12,6 +12,7 @@
 
 #include "model/model.h"
 #include "tests/screen_util.h"
+#include "tests/util.h"
 #include "tui/app.h"
 #include "tui/tree_parts.h"
 #include "tui/view_tree.h"
@@ -829,15 +830,22 @@ Suite *suite_tree_walk(void)
 	TCase *tc = tcase_create("tree_walk");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, tree_walk_matches_full_flattening, 0, 50);
-	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0, 50);
-	tcase_add_loop_test(tc, tree_walk_many_callees, 0, 20);
-	tcase_add_loop_test(tc, tree_walk_leafy_new_window, 0, 40);
-	tcase_add_loop_test(tc, tree_walk_split_by_name, 0, 50);
-	tcase_add_loop_test(tc, tree_walk_leafy_split_by_name, 0, 40);
-	tcase_add_loop_test(tc, tree_walk_steps_between_keys, 0, 40);
-	tcase_add_loop_test(tc, tree_rows_steps_equal_whole, 0, 20);
-	tcase_add_loop_test(tc, tree_rows_key_between_steps, 0, 20);
+	tcase_add_loop_test(tc, tree_walk_matches_full_flattening, 0,
+	                    TU_PROP_RUNS(50));
+	tcase_add_loop_test(tc, tree_walk_expand_all_then_change, 0,
+	                    TU_PROP_RUNS(50));
+	tcase_add_loop_test(tc, tree_walk_many_callees, 0, TU_PROP_RUNS(20));
+	tcase_add_loop_test(tc, tree_walk_leafy_new_window, 0,
+	                    TU_PROP_RUNS(40));
+	tcase_add_loop_test(tc, tree_walk_split_by_name, 0, TU_PROP_RUNS(50));
+	tcase_add_loop_test(tc, tree_walk_leafy_split_by_name, 0,
+	                    TU_PROP_RUNS(40));
+	tcase_add_loop_test(tc, tree_walk_steps_between_keys, 0,
+	                    TU_PROP_RUNS(40));
+	tcase_add_loop_test(tc, tree_rows_steps_equal_whole, 0,
+	                    TU_PROP_RUNS(20));
+	tcase_add_loop_test(tc, tree_rows_key_between_steps, 0,
+	                    TU_PROP_RUNS(20));
 	tcase_add_test(tc, tree_rows_made_between_keys_while_shown);
 	suite_add_tcase(s, tc);
 	return s;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "tests/util.h"
 #include "tests/view_util.h"
 #include "tui/view.h"
 #include "tui/view_idmap.h"
@@ -522,7 +523,7 @@ Suite *suite_view_filter_prop(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, view_filter_prop_random_windows, 0, 4);
-	tcase_add_loop_test(tc, view_filter_prop_pasted, 0, 3);
+	tcase_add_loop_test(tc, view_filter_prop_pasted, 0, TU_PROP_RUNS(3));
 	tcase_add_test(tc, view_filter_prop_sparse_ids);
 	tcase_add_test(tc, view_filter_prop_idmap);
 	suite_add_tcase(s, tc);

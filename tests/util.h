@@ -13,6 +13,24 @@
 #include "model/buf.h"
 #include "model/status.h"
 
+/* How many runs a property test's loop makes: n, and a fifth of it (at least
+ * one) in a build under AddressSanitizer, where each run of a large random
+ * case is ten to twenty times slower.  The sanitizer needs the code paths
+ * and a few varied cases, not many of them; the plain run keeps them all
+ * (docs/testing.md, "CI's time"). */
+#if defined(__SANITIZE_ADDRESS__)
+#define TU_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TU_SANITIZED 1
+#endif
+#endif
+#ifdef TU_SANITIZED
+#define TU_PROP_RUNS(n) (((n) + 4) / 5)
+#else
+#define TU_PROP_RUNS(n) (n)
+#endif
+
 /* A fresh private directory under $TMPDIR (or /tmp); the path is written
  * into dir.  Aborts the test on failure. */
 void tu_mkdtemp(char *dir, size_t size);
