@@ -103,6 +103,7 @@ class Server(Reply):
             except Exception:
                 pass
         self.clients = []
+        self._switch(False)  # the parent's readers are not the child's
         for fd in (self.wake_r, self.wake_w):
             if fd is not None:
                 try:
@@ -131,6 +132,7 @@ class Server(Reply):
                             pass
             for c in list(self.clients):
                 self._drop(c)
+            self._switch(False)
             if self.listen is not None:
                 try:
                     self.listen.close()

@@ -124,6 +124,7 @@ class Lifecycle(AgentCase):
         c.send("child-exit")
         truth = c.until_done()
         self.assertEqual(truth["child_pid"], int(pid))
+        self.assertEqual(truth["child_switch"], 0.005, "the parent's reader held 2 ms; the child has none")
         self.assertEqual(parent_reader.read().end["gen"], 2)
 
     def test_agent_fault_disables_and_app_is_unaffected(self):

@@ -236,7 +236,8 @@ def case_fork():
 
             h = asyncio.create_task(held(), name="held")
             await asyncio.sleep(0.01)
-            os.write(w, ("%s\n" % asynctop_agent.socket_path()).encode())
+            # and the interval the parent's reader held, given back
+            os.write(w, ("%s %r\n" % (asynctop_agent.socket_path(), sys.getswitchinterval())).encode())
             await asyncio.get_running_loop().run_in_executor(None, wait_line, "child-exit")
             ev.set()
             await h
@@ -247,7 +248,8 @@ def case_fork():
             os._exit(0)
     os.close(w)
     with os.fdopen(r) as f:
-        truth["child_path"] = f.readline().strip()
+        truth["child_path"], switch = f.readline().split()
+    truth["child_switch"] = float(switch)
     truth["child_pid"] = pid
     say("child", pid, truth["child_path"])
     os.waitpid(pid, 0)
