@@ -22,6 +22,8 @@
 
 #define EMPTY   UINT32_MAX
 #define IN_MEMO ((uint32_t)1 << 31)
+/* Entries fetched ahead where they are read out of order */
+#define PARKED_AHEAD 16
 /* A stack's names sorted by insertion up to this many */
 #define SPLIT_FEW 32
 
@@ -126,8 +128,14 @@ static void rank(const struct model *m, const struct window *w, bool names,
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = entry_id(&w->entries[i], names);
-		size_t s = id_slot(h, id);
+		size_t s;
 
+		/* a row's entries often share their name: found once */
+		if (i && id == entry_id(&w->entries[i - 1], names)) {
+			sc->slot[i] = sc->slot[i - 1];
+			continue;
+		}
+		s = id_slot(h, id);
 		sc->slot[i] = (uint32_t)s;
 		if (h->key[s] == id && h->val[s] != IN_MEMO)
 			continue;
@@ -306,6 +314,26 @@ static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
 	return STATUS_OK;
 }
 
+/* A block of at least sz bytes for a derived window: the smallest spare
+ * of memo's (may be NULL) that holds it, else new memory. */
+static void *block(struct group_memo *memo, size_t sz)
+{
+	size_t best = GROUP_SPARES;
+	void *p;
+
+	for (size_t i = 0; memo && i < GROUP_SPARES; i++)
+		if (memo->spare[i] && memo->spare_sz[i] >= sz &&
+		    (best == GROUP_SPARES ||
+		     memo->spare_sz[i] < memo->spare_sz[best]))
+			best = i;
+	if (best == GROUP_SPARES)
+		return mem_alloc(sz);
+	p = memo->spare[best];
+	memo->spare[best] = NULL;
+	memo->spare_sz[best] = 0;
+	return p;
+}
+
 /* The parts of a split being made (struct group_step): its window, and
  * the scratch of the by-id index. */
 static enum status split_alloc(const struct window *w, struct group_step *s)
@@ -314,7 +342,11 @@ static enum status split_alloc(const struct window *w, struct group_step *s)
 
 	s->sz = sizeof(struct window_priv) + nrows * sizeof(struct fold_row) +
 	        nrows * sizeof(uint32_t);
-	s->wp = mem_calloc(1, s->sz);
+	/* every row and index entry is written as it is made: only the
+	 * head is zeroed */
+	s->wp = block(s->memo, s->sz);
+	if (s->wp)
+		*s->wp = (struct window_priv){ .byid = NULL };
 	s->start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*s->start));
 	s->keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->keys));
 	s->vals = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->vals));
@@ -426,9 +458,10 @@ static void split_scratch_free(struct group_step *s)
 	s->vals = NULL;
 }
 
-static enum status split(const struct window *w, struct window_priv **out)
+static enum status split(const struct window *w, struct group_memo *memo,
+                         struct window_priv **out)
 {
-	struct group_step s = { .src = w, .phase = SPLIT_COUNT };
+	struct group_step s = { .src = w, .phase = SPLIT_COUNT, .memo = memo };
 
 	if (split_on(w, &s, SIZE_MAX) != STATUS_OK) {
 		group_step_fini(&s);
@@ -437,6 +470,23 @@ static enum status split(const struct window *w, struct window_priv **out)
 	split_scratch_free(&s);
 	*out = s.wp;
 	return STATUS_OK;
+}
+
+/* Rows by parked-at stack (split by name or not) in sc->perm's order,
+ * counted from the ranks alone (4 bytes an entry, where the entries are
+ * 64 and read out of order). */
+static size_t parked_rows(const struct window *w, const struct scratch *sc,
+                          struct grouping g)
+{
+	size_t n = w->nentries, nrows = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = sc->perm[i], p = i ? sc->perm[i - 1] : 0;
+
+		nrows += i == 0 || sc->prank[e] != sc->prank[p] ||
+		         (g.by_name && sc->nrank[e] != sc->nrank[p]);
+	}
+	return nrows;
 }
 
 /* By parked-at stack, split by name or not. */
@@ -449,23 +499,23 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	struct fold_entry *ent;
 	uint32_t *byid;
 	struct scratch sc;
-	size_t n = w->nentries, nrows = 0, sz;
+	size_t n = w->nentries, nrows, sz;
 
 	if (scratch_new(&sc, n,
 	                memo ? size_max(memo->nstacks, memo->nnames) : 0))
 		return STATUS_NOMEM;
 	order_parked(m, w, memo, &sc);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || new_row(&w->entries[sc.perm[i - 1]],
-		                      &w->entries[sc.perm[i]], g))
-			nrows++;
+	nrows = parked_rows(w, &sc, g);
 	sz = sizeof(*wp) + nrows * sizeof(*rows) + n * sizeof(*ent) +
 	     nrows * sizeof(*byid);
-	wp = mem_calloc(1, sz);
+	/* every row, entry and index is written below: only the head is
+	 * zeroed (clearing megabytes of reused memory cost a pass more) */
+	wp = block(memo, sz);
 	if (!wp) {
 		mem_free(sc.block);
 		return STATUS_NOMEM;
 	}
+	*wp = (struct window_priv){ .byid = NULL };
 	rows = (struct fold_row *)(void *)(wp + 1);
 	ent = (struct fold_entry *)(void *)(rows + nrows);
 	byid = (uint32_t *)(void *)(ent + n);
@@ -473,6 +523,9 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	for (size_t i = 0; i < n; i++) {
 		const struct fold_entry *e = &w->entries[sc.perm[i]];
 
+		/* read out of order: fetched a few entries ahead */
+		if (i + PARKED_AHEAD < n)
+			model_prefetch(&w->entries[sc.perm[i + PARKED_AHEAD]]);
 		ent[i] = *e;
 		if (i == 0 || new_row(&ent[i - 1], e, g))
 			rows[nrows++] =
@@ -536,7 +589,7 @@ enum status model_group_memo(const struct model *m, const struct window *w,
 		group_memo_fini(memo);
 		memo->m = m;
 	}
-	st = g.key == GROUP_SPAWN ? split(w, &wp)
+	st = g.key == GROUP_SPAWN ? split(w, memo, &wp)
 	                          : by_parked(m, w, g, memo, &wp);
 	if (st != STATUS_OK)
 		return st;
@@ -584,6 +637,8 @@ void group_memo_fini(struct group_memo *memo)
 {
 	mem_free(memo->stacks);
 	mem_free(memo->names);
+	for (size_t i = 0; i < GROUP_SPARES; i++)
+		mem_free(memo->spare[i]);
 	*memo = (struct group_memo){ .m = NULL };
 }
 
@@ -593,4 +648,23 @@ void model_group_free(const struct window *w)
 	 * model_group makes a window for is another */
 	if (w && (w->group.key != GROUP_SPAWN || w->group.by_name))
 		mem_free((void *)(uintptr_t)w);
+}
+
+void model_group_recycle(struct group_memo *memo, const struct window *w)
+{
+	size_t small = 0;
+
+	/* a kept window is not model_group's to free */
+	if (!w || (w->group.key == GROUP_SPAWN && !w->group.by_name))
+		return;
+	for (size_t i = 1; i < GROUP_SPARES; i++)
+		if (memo->spare_sz[i] < memo->spare_sz[small])
+			small = i;
+	if (memo->spare_sz[small] >= w->bytes) {
+		model_group_free(w);
+		return;
+	}
+	mem_free(memo->spare[small]);
+	memo->spare[small] = (void *)(uintptr_t)w;
+	memo->spare_sz[small] = w->bytes;
 }
