@@ -314,26 +314,6 @@ static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
 	return STATUS_OK;
 }
 
-/* A block of at least sz bytes for a derived window: the smallest spare
- * of memo's (may be NULL) that holds it, else new memory. */
-static void *block(struct group_memo *memo, size_t sz)
-{
-	size_t best = GROUP_SPARES;
-	void *p;
-
-	for (size_t i = 0; memo && i < GROUP_SPARES; i++)
-		if (memo->spare[i] && memo->spare_sz[i] >= sz &&
-		    (best == GROUP_SPARES ||
-		     memo->spare_sz[i] < memo->spare_sz[best]))
-			best = i;
-	if (best == GROUP_SPARES)
-		return mem_alloc(sz);
-	p = memo->spare[best];
-	memo->spare[best] = NULL;
-	memo->spare_sz[best] = 0;
-	return p;
-}
-
 /* The parts of a split being made (struct group_step): its window, and
  * the scratch of the by-id index. */
 static enum status split_alloc(const struct window *w, struct group_step *s)
@@ -344,7 +324,7 @@ static enum status split_alloc(const struct window *w, struct group_step *s)
 	        nrows * sizeof(uint32_t);
 	/* every row and index entry is written as it is made: only the
 	 * head is zeroed */
-	s->wp = block(s->memo, s->sz);
+	s->wp = mem_alloc(s->sz);
 	if (s->wp)
 		*s->wp = (struct window_priv){ .byid = NULL };
 	s->start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*s->start));
@@ -458,10 +438,9 @@ static void split_scratch_free(struct group_step *s)
 	s->vals = NULL;
 }
 
-static enum status split(const struct window *w, struct group_memo *memo,
-                         struct window_priv **out)
+static enum status split(const struct window *w, struct window_priv **out)
 {
-	struct group_step s = { .src = w, .phase = SPLIT_COUNT, .memo = memo };
+	struct group_step s = { .src = w, .phase = SPLIT_COUNT };
 
 	if (split_on(w, &s, SIZE_MAX) != STATUS_OK) {
 		group_step_fini(&s);
@@ -510,7 +489,7 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	     nrows * sizeof(*byid);
 	/* every row, entry and index is written below: only the head is
 	 * zeroed (clearing megabytes of reused memory cost a pass more) */
-	wp = block(memo, sz);
+	wp = mem_alloc(sz);
 	if (!wp) {
 		mem_free(sc.block);
 		return STATUS_NOMEM;
@@ -589,7 +568,7 @@ enum status model_group_memo(const struct model *m, const struct window *w,
 		group_memo_fini(memo);
 		memo->m = m;
 	}
-	st = g.key == GROUP_SPAWN ? split(w, memo, &wp)
+	st = g.key == GROUP_SPAWN ? split(w, &wp)
 	                          : by_parked(m, w, g, memo, &wp);
 	if (st != STATUS_OK)
 		return st;
@@ -637,8 +616,6 @@ void group_memo_fini(struct group_memo *memo)
 {
 	mem_free(memo->stacks);
 	mem_free(memo->names);
-	for (size_t i = 0; i < GROUP_SPARES; i++)
-		mem_free(memo->spare[i]);
 	*memo = (struct group_memo){ .m = NULL };
 }
 
@@ -648,23 +625,4 @@ void model_group_free(const struct window *w)
 	 * model_group makes a window for is another */
 	if (w && (w->group.key != GROUP_SPAWN || w->group.by_name))
 		mem_free((void *)(uintptr_t)w);
-}
-
-void model_group_recycle(struct group_memo *memo, const struct window *w)
-{
-	size_t small = 0;
-
-	/* a kept window is not model_group's to free */
-	if (!w || (w->group.key == GROUP_SPAWN && !w->group.by_name))
-		return;
-	for (size_t i = 1; i < GROUP_SPARES; i++)
-		if (memo->spare_sz[i] < memo->spare_sz[small])
-			small = i;
-	if (memo->spare_sz[small] >= w->bytes) {
-		model_group_free(w);
-		return;
-	}
-	mem_free(memo->spare[small]);
-	memo->spare[small] = (void *)(uintptr_t)w;
-	memo->spare_sz[small] = w->bytes;
 }

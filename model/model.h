@@ -249,23 +249,16 @@ enum status model_group(const struct model *m, const struct window *w,
  * reused, so an id's text never changes).  Zero-initialised; owned by the
  * caller; group_memo_fini frees it.  It serves one model: given another,
  * it starts again. */
-#define GROUP_SPARES 2
 struct group_memo {
 	const struct model *m; /* compared only */
 	uint32_t *stacks;      /* parked-at stack ids, in text order */
 	size_t nstacks;
 	uint32_t *names; /* task name ids, in text order */
 	size_t nnames;
-	/* blocks of derived windows given back (model_group_recycle), of
-	 * spare_sz bytes, that derivations reuse: new memory costs a page
-	 * fault at first touch every 4 KiB (2-3 ms at 100,000 rows) */
-	void *spare[GROUP_SPARES];
-	size_t spare_sz[GROUP_SPARES];
 };
 
 /* model_group, faster with a memo (may be NULL) of the windows it grouped
- * before: the same window as model_group's, whatever the memo holds (its
- * memory a spare block of the memo's when one is large enough). */
+ * before: the same window as model_group's, whatever the memo holds. */
 enum status model_group_memo(const struct model *m, const struct window *w,
                              struct grouping g, struct group_memo *memo,
                              const struct window **out) MUST_CHECK;
@@ -286,8 +279,7 @@ struct group_step {
 	uint64_t seq;
 	enum split_phase phase;
 	size_t at, out, nrows, sz;
-	struct window_priv *wp;  /* the window being made */
-	struct group_memo *memo; /* its memory's, when not NULL */
+	struct window_priv *wp; /* the window being made */
 	uint32_t *start, *vals;
 	uint64_t *keys;
 };
@@ -309,11 +301,6 @@ void group_step_fini(struct group_step *s);
 
 /* Frees what model_group made; w itself, or NULL, is left alone. */
 void model_group_free(const struct window *w);
-/* model_group_free, but w's memory is kept in memo for the next
- * derivation when it is larger than one of memo's spare blocks (which
- * is freed instead); at most GROUP_SPARES blocks are kept, freed by
- * group_memo_fini.  Cannot fail. */
-void model_group_recycle(struct group_memo *memo, const struct window *w);
 
 /* Byte-wise comparison of two stacks' texts, root first, frame by frame
  * (a prefix first): the canonical order of rows. */

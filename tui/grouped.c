@@ -20,11 +20,10 @@ const struct window *grouped_peek(const struct grouped *c,
 	return NULL;
 }
 
-/* Frees what s holds, its memory kept in memo for the next derivation. */
-static void slot_free(struct grouped_slot *s, struct group_memo *memo)
+static void slot_free(struct grouped_slot *s)
 {
 	if (s->w)
-		model_group_recycle(memo, s->w);
+		model_group_free(s->w);
 	*s = (struct grouped_slot){ .w = NULL };
 }
 
@@ -39,7 +38,7 @@ void grouped_forget(struct grouped *c, const struct model *m)
 
 		/* reads only m's ring: src itself may be freed already */
 		if (s->w && s->m == m && model_window_seq(m, s->seq) != s->src)
-			slot_free(s, &c->memo);
+			slot_free(s);
 	}
 }
 
@@ -47,7 +46,7 @@ void grouped_drop(struct grouped *c)
 {
 	group_step_fini(&c->step);
 	for (size_t i = 0; i < GROUPED_SLOTS; i++)
-		slot_free(&c->slot[i], &c->memo);
+		slot_free(&c->slot[i]);
 }
 
 void grouped_fini(struct grouped *c)
@@ -83,7 +82,7 @@ static struct grouped_slot *take(struct grouped *c, const struct model *m,
 {
 	struct grouped_slot *s = victim(c, keep);
 
-	slot_free(s, &c->memo);
+	slot_free(s);
 	*s = (struct grouped_slot){
 		.m = m, .src = kept, .seq = kept->seq, .g = g, .w = w
 	};

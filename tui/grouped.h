@@ -80,8 +80,7 @@ const struct window *grouped_peek(const struct grouped *c,
  * what c holds). */
 void grouped_forget(struct grouped *c, const struct model *m);
 
-/* Frees all that c derived; c then holds nothing but its memo (which
- * keeps up to GROUP_SPARES of their blocks for the next derivations). */
+/* Frees all that c derived; c then holds nothing but its memo. */
 void grouped_drop(struct grouped *c);
 /* grouped_drop, and frees the memo too: c can be zeroed after. */
 void grouped_fini(struct grouped *c);
