@@ -343,11 +343,24 @@ static void split_rows(const struct window *w, struct group_step *s, bool make,
 	    make ? (struct fold_row *)(void *)(s->wp + 1) : NULL;
 
 	for (; s->at < w->nrows && *left; s->at++) {
-		uint32_t first = w->rows[s->at].first, n = w->rows[s->at].count;
+		const struct fold_row *kept = &w->rows[s->at];
+		uint32_t first = kept->first, n = kept->count;
 		const struct fold_entry *e = w->entries + first;
 
 		if (make)
 			s->start[s->at] = (uint32_t)s->out;
+		/* a row's entries are by name: one name from the first to the
+		 * last is a row as it is (its sums the same, in any order),
+		 * copied without reading the entries between */
+		if (n && e[0].name == e[n - 1].name) {
+			if (make) {
+				rows[s->out] = *kept;
+				rows[s->out].name = e[0].name;
+			}
+			s->out++;
+			*left -= size_min(*left, 1);
+			continue;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			bool cut = !i || e[i].name != e[i - 1].name;
 
