@@ -22,6 +22,8 @@
 
 #define EMPTY   UINT32_MAX
 #define IN_MEMO ((uint32_t)1 << 31)
+/* Entries fetched ahead where they are read out of order */
+#define PARKED_AHEAD 16
 /* A stack's names sorted by insertion up to this many */
 #define SPLIT_FEW 32
 
@@ -126,8 +128,14 @@ static void rank(const struct model *m, const struct window *w, bool names,
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = entry_id(&w->entries[i], names);
-		size_t s = id_slot(h, id);
+		size_t s;
 
+		/* a row's entries often share their name: found once */
+		if (i && id == entry_id(&w->entries[i - 1], names)) {
+			sc->slot[i] = sc->slot[i - 1];
+			continue;
+		}
+		s = id_slot(h, id);
 		sc->slot[i] = (uint32_t)s;
 		if (h->key[s] == id && h->val[s] != IN_MEMO)
 			continue;
@@ -314,7 +322,11 @@ static enum status split_alloc(const struct window *w, struct group_step *s)
 
 	s->sz = sizeof(struct window_priv) + nrows * sizeof(struct fold_row) +
 	        nrows * sizeof(uint32_t);
-	s->wp = mem_calloc(1, s->sz);
+	/* every row and index entry is written as it is made: only the
+	 * head is zeroed */
+	s->wp = mem_alloc(s->sz);
+	if (s->wp)
+		*s->wp = (struct window_priv){ .byid = NULL };
 	s->start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*s->start));
 	s->keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->keys));
 	s->vals = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->vals));
@@ -331,11 +343,24 @@ static void split_rows(const struct window *w, struct group_step *s, bool make,
 	    make ? (struct fold_row *)(void *)(s->wp + 1) : NULL;
 
 	for (; s->at < w->nrows && *left; s->at++) {
-		uint32_t first = w->rows[s->at].first, n = w->rows[s->at].count;
+		const struct fold_row *kept = &w->rows[s->at];
+		uint32_t first = kept->first, n = kept->count;
 		const struct fold_entry *e = w->entries + first;
 
 		if (make)
 			s->start[s->at] = (uint32_t)s->out;
+		/* a row's entries are by name: one name from the first to the
+		 * last is a row as it is (its sums the same, in any order),
+		 * copied without reading the entries between */
+		if (n && e[0].name == e[n - 1].name) {
+			if (make) {
+				rows[s->out] = *kept;
+				rows[s->out].name = e[0].name;
+			}
+			s->out++;
+			*left -= size_min(*left, 1);
+			continue;
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			bool cut = !i || e[i].name != e[i - 1].name;
 
@@ -439,6 +464,23 @@ static enum status split(const struct window *w, struct window_priv **out)
 	return STATUS_OK;
 }
 
+/* Rows by parked-at stack (split by name or not) in sc->perm's order,
+ * counted from the ranks alone (4 bytes an entry, where the entries are
+ * 64 and read out of order). */
+static size_t parked_rows(const struct window *w, const struct scratch *sc,
+                          struct grouping g)
+{
+	size_t n = w->nentries, nrows = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = sc->perm[i], p = i ? sc->perm[i - 1] : 0;
+
+		nrows += i == 0 || sc->prank[e] != sc->prank[p] ||
+		         (g.by_name && sc->nrank[e] != sc->nrank[p]);
+	}
+	return nrows;
+}
+
 /* By parked-at stack, split by name or not. */
 static enum status by_parked(const struct model *m, const struct window *w,
                              struct grouping g, struct group_memo *memo,
@@ -449,23 +491,23 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	struct fold_entry *ent;
 	uint32_t *byid;
 	struct scratch sc;
-	size_t n = w->nentries, nrows = 0, sz;
+	size_t n = w->nentries, nrows, sz;
 
 	if (scratch_new(&sc, n,
 	                memo ? size_max(memo->nstacks, memo->nnames) : 0))
 		return STATUS_NOMEM;
 	order_parked(m, w, memo, &sc);
-	for (size_t i = 0; i < n; i++)
-		if (i == 0 || new_row(&w->entries[sc.perm[i - 1]],
-		                      &w->entries[sc.perm[i]], g))
-			nrows++;
+	nrows = parked_rows(w, &sc, g);
 	sz = sizeof(*wp) + nrows * sizeof(*rows) + n * sizeof(*ent) +
 	     nrows * sizeof(*byid);
-	wp = mem_calloc(1, sz);
+	/* every row, entry and index is written below: only the head is
+	 * zeroed (clearing megabytes of reused memory cost a pass more) */
+	wp = mem_alloc(sz);
 	if (!wp) {
 		mem_free(sc.block);
 		return STATUS_NOMEM;
 	}
+	*wp = (struct window_priv){ .byid = NULL };
 	rows = (struct fold_row *)(void *)(wp + 1);
 	ent = (struct fold_entry *)(void *)(rows + nrows);
 	byid = (uint32_t *)(void *)(ent + n);
@@ -473,6 +515,9 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	for (size_t i = 0; i < n; i++) {
 		const struct fold_entry *e = &w->entries[sc.perm[i]];
 
+		/* read out of order: fetched a few entries ahead */
+		if (i + PARKED_AHEAD < n)
+			model_prefetch(&w->entries[sc.perm[i + PARKED_AHEAD]]);
 		ent[i] = *e;
 		if (i == 0 || new_row(&ent[i - 1], e, g))
 			rows[nrows++] =

@@ -19,11 +19,26 @@ void order_fini(struct order *o)
 	order_init(o);
 }
 
+/* keys, their copy, and the values' copy (two uint32 per uint64), as
+ * order_build lays them out in o->scratch. */
+static enum status grow(struct order *o, size_t nrows)
+{
+	size_t need = nrows / 2 + 1;
+
+	if (nrows > (SIZE_MAX - need) / 2)
+		return STATUS_NOMEM;
+	need += 2 * nrows;
+	if (mem_grow(&o->idx, &o->cap, nrows, sizeof(*o->idx)) ||
+	    mem_grow(&o->scratch, &o->scratch_cap, need, sizeof(*o->scratch)))
+		return STATUS_NOMEM;
+	return STATUS_OK;
+}
+
 enum status order_build(struct order *o, const struct window *w,
                         enum metric key, bool descending, order_keep_fn keep,
                         void *ctx)
 {
-	size_t nrows, n = 0, need;
+	size_t nrows, n = 0;
 	uint64_t *keys, *tkeys;
 	uint32_t *tvals;
 
@@ -33,13 +48,7 @@ enum status order_build(struct order *o, const struct window *w,
 	if (!w || (unsigned)key >= METRIC_COUNT || w->nrows > UINT32_MAX)
 		return STATUS_INVAL;
 	nrows = w->nrows;
-	/* keys, their copy, and the values' copy (two uint32 per uint64) */
-	need = nrows / 2 + 1;
-	if (nrows > (SIZE_MAX - need) / 2)
-		return STATUS_NOMEM;
-	need += 2 * nrows;
-	if (mem_grow(&o->idx, &o->cap, nrows, sizeof(*o->idx)) ||
-	    mem_grow(&o->scratch, &o->scratch_cap, need, sizeof(*o->scratch)))
+	if (grow(o, nrows) != STATUS_OK)
 		return STATUS_NOMEM;
 	keys = o->scratch;
 	tkeys = keys + nrows;
@@ -56,6 +65,83 @@ enum status order_build(struct order *o, const struct window *w,
 	sort_radix(keys, o->idx, tkeys, tvals, n);
 	o->n = n;
 	return STATUS_OK;
+}
+
+enum status order_keys(struct order *o, const struct window *w, enum metric key,
+                       bool descending)
+{
+	o->n = 0;
+	o->key = key;
+	o->descending = descending;
+	if (!w || (unsigned)key >= METRIC_COUNT || w->nrows > UINT32_MAX)
+		return STATUS_INVAL;
+	if (grow(o, w->nrows) != STATUS_OK)
+		return STATUS_NOMEM;
+	for (size_t r = 0; r < w->nrows; r++) {
+		uint64_t v = w->rows[r].m.v[key];
+
+		o->scratch[r] = descending ? ~v : v;
+	}
+	o->n = w->nrows;
+	return STATUS_OK;
+}
+
+size_t order_range(struct order *o, size_t lo, size_t hi, size_t *from)
+{
+	const uint64_t *keys = o->scratch;
+	size_t n = o->n, count[256] = { 0 }, below = 0, start, m = 0;
+	uint64_t diff = 0, *tkeys = o->scratch + n;
+	uint32_t *tvals = (uint32_t *)(void *)(o->scratch + 2 * n);
+	unsigned shift = 0, b = 0, first;
+
+	*from = 0;
+	if (lo >= hi || hi > n)
+		return 0;
+	for (size_t r = 1; r < n; r++)
+		diff |= keys[r] ^ keys[0];
+	/* the top eight bits where keys differ: a key of a lower digit
+	 * sorts before every key of a higher one */
+	while (diff >> shift > 0xff)
+		shift++;
+	for (size_t r = 0; r < n; r++)
+		count[(keys[r] >> shift) & 0xff]++;
+	/* the digits of positions lo and hi - 1, and where the first starts */
+	while (below + count[b] <= lo)
+		below += count[b++];
+	start = below;
+	first = b;
+	while (below + count[b] < hi)
+		below += count[b++];
+	if (below + count[b] - start > n / 4)
+		return 0;
+	/* the rows of those digits in row order (the sort is stable: ties
+	 * stay by row), sorted: every position from start on is in place */
+	for (size_t r = 0; r < n; r++) {
+		unsigned d = (keys[r] >> shift) & 0xff;
+
+		if (d >= first && d <= b) {
+			tkeys[m] = keys[r];
+			o->idx[start + m++] = (uint32_t)r;
+		}
+	}
+	sort_radix(tkeys, o->idx + start, tkeys + m, tvals, m);
+	*from = start;
+	return start + m;
+}
+
+size_t order_rank(const struct order *o, size_t row)
+{
+	const uint64_t *keys = o->scratch;
+	uint64_t k = keys[row];
+	size_t pos = 0;
+
+	/* those before it: a lower key, or an equal one on a lower row (the
+	 * stable sort keeps ties by row) */
+	for (size_t r = 0; r < row; r++)
+		pos += keys[r] <= k;
+	for (size_t r = row + 1; r < o->n; r++)
+		pos += keys[r] < k;
+	return pos;
 }
 
 size_t order_find(const struct order *o, const struct window *w, uint32_t stack)

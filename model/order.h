@@ -37,6 +37,25 @@ enum status order_build(struct order *o, const struct window *w,
                         enum metric key, bool descending, order_keep_fn keep,
                         void *ctx) MUST_CHECK;
 
+/* order_build without keep, a part at a time, for a caller that shows
+ * only a page of the rows: order_keys reads every row's key into o
+ * (by row) and sets o->n to w's rows, taking all the memory order_build
+ * would, so that order_build of w into o after it never fails.
+ * order_range then puts at least positions lo to hi (lo < hi <= o->n)
+ * of order_build's order, ties included, in place in o->idx, and returns
+ * where those in place end (*from: where they start; the rest of o->idx
+ * is left unspecified): the rows whose key's top eight differing bits
+ * are those of positions lo to hi - 1, found by one count and sorted; 0
+ * when they are over a quarter of the rows (the caller then sorts all).
+ * order_rank is the position order_build gives row (< o->n).
+ * order_range and order_rank read the keys of the last order_keys
+ * (order_build leaves them in another order).
+ * order_keys: STATUS_NOMEM, STATUS_INVAL as order_build. */
+enum status order_keys(struct order *o, const struct window *w, enum metric key,
+                       bool descending) MUST_CHECK;
+size_t order_range(struct order *o, size_t lo, size_t hi, size_t *from);
+size_t order_rank(const struct order *o, size_t row);
+
 /* Position in o of the row of stack id in w, or SIZE_MAX. */
 size_t order_find(const struct order *o, const struct window *w,
                   uint32_t stack);

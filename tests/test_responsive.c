@@ -248,6 +248,11 @@ START_TEST(sliced_fold_equals_whole)
 		same_models(sliced.m, whole.m);
 		ck_assert_uint_eq(sliced.committed, whole.committed);
 		ck_assert_uint_eq(sliced.v.order.n, whole.v.order.n);
+		/* whole sorted only the rows about its page: then all */
+		for (size_t i = whole.v.in_lo; i < whole.v.in_hi; i++)
+			ck_assert_uint_eq(sliced.v.order.idx[i],
+			                  whole.v.order.idx[i]);
+		view_complete(&whole.v);
 		for (size_t i = 0; i < whole.v.order.n; i++)
 			ck_assert_uint_eq(sliced.v.order.idx[i],
 			                  whole.v.order.idx[i]);

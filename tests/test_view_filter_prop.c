@@ -69,6 +69,8 @@ static void check_rows(const struct view *v)
 	const struct window *w = v->w;
 	unsigned char *seen = calloc(w->nrows + 1, 1);
 	size_t want = 0;
+	/* without a filter only those about the page may be in place */
+	bool all = v->in_lo == 0 && v->in_hi == v->order.n;
 
 	ck_assert_ptr_nonnull(seen);
 	if (w->nrows <= 2048) {
@@ -76,18 +78,19 @@ static void check_rows(const struct view *v)
 		free(seen);
 		return;
 	}
-	for (size_t i = 0; i < v->order.n; i++) {
+	for (size_t i = v->in_lo; i < v->order.n && i < v->in_hi; i++) {
 		ck_assert_uint_lt(v->order.idx[i], w->nrows);
 		ck_assert(!seen[v->order.idx[i]]);
 		seen[v->order.idx[i]] = 1;
 	}
-	for (size_t r = 0; r < w->nrows; r++) {
+	for (size_t r = 0; all && r < w->nrows; r++) {
 		bool m = view_row_matches(v->m, w, r, v->filter, v->filter_len);
 
 		ck_assert_int_eq(m, seen[r]);
 		want += m;
 	}
-	ck_assert_uint_eq(v->order.n, want);
+	ck_assert_uint_eq(v->order.n, all ? want : w->nrows);
+	ck_assert(all || !v->filter_len);
 	free(seen);
 }
 

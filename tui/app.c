@@ -31,6 +31,8 @@ enum status app_init(struct app *a, const struct app_opts *o)
 	tree_init(&a->tree);
 	flame_init(&a->flame);
 	warn_init(&a->warn);
+	for (size_t i = 0; i < APP_WARN_PREV; i++)
+		warn_init(&a->warn_prev[i]);
 	if (!a->o.warn.poll_ns)
 		a->o.warn.poll_ns = WARN_POLL_NS_DEFAULT;
 	if (!a->o.warn.idle_windows)
@@ -67,6 +69,8 @@ void app_fini(struct app *a)
 	detail_cache_fini(&a->dcache);
 	grouped_fini(&a->grouped);
 	warn_fini(&a->warn);
+	for (size_t i = 0; i < APP_WARN_PREV; i++)
+		warn_fini(&a->warn_prev[i]);
 	model_free(a->m);
 	model_free(a->pm);
 	order_fini(&a->in_order);
@@ -214,6 +218,8 @@ void app_after_commit(struct app *a, uint64_t index)
 		a->state = SOURCE_CONNECTED;
 	}
 	a->committed++;
+	for (size_t i = 0; i < APP_WARN_PREV; i++)
+		a->warn_prev[i].ok = false;
 	events_emit(a->o.events, "window %" PRIu64 " committed", index);
 	if (a->mode != APP_LIVE) {
 		a->arrived++;

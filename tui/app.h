@@ -35,6 +35,10 @@
 struct saver;
 struct saver_result;
 
+/* Windows whose warnings the viewer keeps besides the shown one's: the
+ * groupings toggled through (a, n) and back. */
+#define APP_WARN_PREV 3
+
 /* What the viewer was asked for (copied from struct opts). */
 struct app_opts {
 	const char *prog;
@@ -118,7 +122,12 @@ struct app {
 	struct grouping group;
 	struct grouped grouped;
 	struct warnings warn; /* of the shown window */
-	struct spark spark;   /* the detail's row across the kept windows */
+	/* of the windows shown before it, the oldest at warn_at (a grouping
+	 * toggled back finds its warnings); forgotten at each commit
+	 * (stuck-idle reads the history) */
+	struct warnings warn_prev[APP_WARN_PREV];
+	size_t warn_at;
+	struct spark spark; /* the detail's row across the kept windows */
 	struct detail_cache dcache; /* the detail's row's others and tasks */
 	/* the table's order the next key most likely shows, made between
 	 * keys (app_idle); idle_nomem: the window it found no memory for */

@@ -21,12 +21,13 @@ static bool grouped_rows(const struct app *a)
 
 /* The window whose rows the table most likely shows next, when the view
  * does not hold them sorted already: after a weighting key behind a view,
- * the shown window (Esc goes back to it); under a grouping of its own and
- * without a filter, the kept window (a and n go back to it; the filter's
- * full order is left where it is); with a filter, the shown window (a
- * window that came filtered had only its hits sorted, and a key erased
- * picks the wider filter's rows out of its full order).  NULL: nothing to
- * make. */
+ * the shown window (Esc goes back to it); the shown window when a key
+ * put only the positions about its page in place (a move needs the
+ * rest); under a grouping of its own and without a filter, the kept
+ * window (a and n go back to it; the filter's full order is left where
+ * it is); with a filter, the shown window (a window that came filtered
+ * had only its hits sorted, and a key erased picks the wider filter's
+ * rows out of its full order).  NULL: nothing to make. */
 static const struct window *table_wanted(const struct app *a)
 {
 	const struct window *w = NULL;
@@ -35,6 +36,8 @@ static const struct window *table_wanted(const struct app *a)
 	if (app_showing_progress(a))
 		return NULL;
 	if (a->table_stale && a->body != APP_BODY_TABLE)
+		w = app_shown(a);
+	else if (view_partial(v, app_shown(a)))
 		w = app_shown(a);
 	else if (!v->filter_len && grouped_rows(a))
 		w = app_kept(a);

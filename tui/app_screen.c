@@ -321,6 +321,32 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 	return body;
 }
 
+/* The warnings of w (NULL: none) into a->warn, evaluated once per shown
+ * window: those of the windows shown before are kept, the oldest giving
+ * its place (and memory) to a window none holds. */
+static void warn_shown(struct app *a, const struct window *w)
+{
+	const struct model *m = app_model(a);
+
+	if (w && !warn_holds(&a->warn, m, w, &a->o.warn)) {
+		struct warnings t;
+		size_t i = 0;
+
+		while (i < APP_WARN_PREV &&
+		       !warn_holds(&a->warn_prev[i], m, w, &a->o.warn))
+			i++;
+		if (i == APP_WARN_PREV) {
+			i = a->warn_at;
+			a->warn_at = (a->warn_at + 1) % APP_WARN_PREV;
+		}
+		t = a->warn;
+		a->warn = a->warn_prev[i];
+		a->warn_prev[i] = t;
+	}
+	if (!w || warn_eval(&a->warn, m, w, &a->o.warn) != STATUS_OK)
+		warn_fini(&a->warn);
+}
+
 enum status app_render(struct app *a, struct screen *s)
 {
 	struct body_ctx view;
@@ -334,9 +360,7 @@ enum status app_render(struct app *a, struct screen *s)
 
 	app_regroup(a);
 	w = app_shown(a);
-	/* once per shown window: warn_eval keeps what it evaluated */
-	if (!w || warn_eval(&a->warn, app_model(a), w, &a->o.warn) != STATUS_OK)
-		warn_fini(&a->warn);
+	warn_shown(a, w);
 	v = app_view(a);
 	a->rows = s->rows;
 	a->cols = s->cols;

@@ -107,8 +107,91 @@ static enum status match_rows(struct view *v, const struct window *w,
 	return STATUS_OK;
 }
 
-/* order = every row of w, sorted (from the cache when it has them). */
-static enum status build_all(struct view *v, const struct window *w)
+/* The full order the positions in place of v's order are part of, when
+ * v->all holds it (sorted between keys), taken: then all are in place. */
+static bool take_all(struct view *v)
+{
+	const struct order *a = &v->all, *o = &v->order;
+
+	if (!view_tag_holds(&v->all_tag, v->w) || a->key != o->key ||
+	    a->descending != o->descending || a->n != o->n)
+		return false;
+	swap_orders(v);
+	v->all_tag.ok = false;
+	view_tag_set(&v->order_tag, v->w);
+	v->in_lo = 0;
+	v->in_hi = v->order.n;
+	return true;
+}
+
+/* At least positions lo to hi (clamped to the rows) in place: selected
+ * again (order_range) with room about them, twice as much as the last
+ * time so that paging on selects seldom, or all sorted past a quarter
+ * of the rows.  The memory is order_keys': order_build cannot fail. */
+static void in_place(struct view *v, size_t lo, size_t hi)
+{
+	size_t n = v->order.n, span = VIEW_SELECT, got = 0, from = 0;
+
+	hi = hi < n ? hi : n;
+	lo = lo < hi ? lo : (hi ? hi - 1 : 0);
+	if (!n || (lo >= v->in_lo && hi <= v->in_hi) || take_all(v))
+		return;
+	while (span < 2 * (hi - lo) || span <= 2 * (v->in_hi - v->in_lo))
+		span *= 2;
+	lo = lo > span / 4 ? lo - span / 4 : 0;
+	hi = n - hi > span / 4 ? hi + span / 4 : n;
+	if (hi - lo < n / 4)
+		got = order_range(&v->order, lo, hi, &from);
+	if (got) {
+		v->in_lo = from;
+		v->in_hi = got;
+		return;
+	}
+	if (order_build(&v->order, v->w, v->order.key, v->order.descending,
+	                NULL, NULL) != STATUS_OK) {
+		v->order.n = v->in_lo = v->in_hi = 0; /* cannot happen */
+		return;
+	}
+	view_tag_set(&v->order_tag, v->w);
+	v->in_lo = 0;
+	v->in_hi = v->order.n;
+}
+
+/* The positions the page may show when the selection is at sel (follow
+ * leaves the page's top at most a page before it) in place. */
+static void about(struct view *v, size_t sel)
+{
+	in_place(v, sel >= v->page ? sel + 1 - v->page : 0,
+	         size_add_sat(sel, v->page));
+}
+
+/* order = every row of w, only the positions about the selection's page
+ * in place: the selection's position counted from the keys (the stack it
+ * was on, else where it was), the rest left to in_place. */
+static enum status build_top(struct view *v, const struct window *w)
+{
+	size_t row, pos = v->sel;
+
+	if (!view_partial(v, w) || v->order.key != v->metric ||
+	    v->order.descending == v->ascending) {
+		enum status st =
+		    order_keys(&v->order, w, v->metric, !v->ascending);
+
+		if (st != STATUS_OK)
+			return st;
+		v->in_lo = v->in_hi = 0;
+		view_tag_set(&v->part_tag, w);
+	}
+	if (v->has_sel && (row = window_find_row(w, v->sel_stack)) != SIZE_MAX)
+		pos = order_rank(&v->order, row);
+	v->sel = pos < w->nrows ? pos : w->nrows - 1;
+	about(v, v->sel);
+	return STATUS_OK;
+}
+
+/* order = every row of w, sorted (from the cache when it has them); of a
+ * large window without them, only a part (build_top). */
+static enum status build_all(struct view *v, const struct window *w, bool *part)
 {
 	enum status st;
 
@@ -120,10 +203,26 @@ static enum status build_all(struct view *v, const struct window *w)
 	if (sorted(v, &v->order, &v->order_tag, w))
 		return STATUS_OK;
 	v->order_tag.ok = false;
+	if (w->nrows >= 4 * VIEW_SELECT && w->nrows <= UINT32_MAX) {
+		*part = true;
+		return build_top(v, w);
+	}
 	st = order_build(&v->order, w, v->metric, !v->ascending, NULL, NULL);
 	if (st == STATUS_OK)
 		view_tag_set(&v->order_tag, w);
 	return st;
+}
+
+bool view_partial(const struct view *v, const struct window *w)
+{
+	return w && (v->in_lo || v->in_hi < v->order.n) &&
+	       view_tag_holds(&v->part_tag, w);
+}
+
+void view_complete(struct view *v)
+{
+	if (v->w && view_partial(v, v->w))
+		in_place(v, 0, v->order.n);
 }
 
 bool view_has_order(const struct view *v, const struct window *w)
@@ -143,6 +242,10 @@ void view_adopt_order(struct view *v, const struct window *w, struct order *o)
 	v->all = *o;
 	*o = t;
 	view_tag_set(&v->all_tag, w);
+	/* a part in place of the same order: whole now (of another
+	 * weighting, left to the build that shows this one) */
+	if (v->w == w && view_partial(v, w))
+		(void)take_all(v);
 }
 
 static bool keep_match(void *ctx, const struct window *w, size_t row)
@@ -210,24 +313,32 @@ static void follow(struct view *v)
 enum status view_build(struct view *v, const struct model *m,
                        const struct window *w)
 {
+	bool part = false;
 	enum status st;
 
 	v->m = m;
 	v->w = w;
 	if (!w) {
-		v->order.n = 0;
+		v->order.n = v->in_lo = v->in_hi = 0;
 		v->order_tag.ok = false;
 		v->sel = v->top = 0;
 		return STATUS_OK;
 	}
-	st = v->filter_len ? build_filtered(v, w) : build_all(v, w);
+	st = v->filter_len ? build_filtered(v, w) : build_all(v, w, &part);
 	if (st != STATUS_OK) {
-		v->order.n = 0;
+		v->order.n = v->in_lo = v->in_hi = 0;
+		v->part_tag.ok = false;
 		v->order_tag.ok = false;
 		v->sel = v->top = 0;
 		return st;
 	}
-	if (v->has_sel) {
+	/* in part: build_top placed the selection already */
+	if (!part) {
+		v->in_lo = 0;
+		v->in_hi = v->order.n;
+		v->part_tag.ok = false;
+	}
+	if (v->has_sel && !part) {
 		size_t pos = order_find(&v->order, w, v->sel_stack);
 		if (pos != SIZE_MAX)
 			v->sel = pos;
@@ -239,8 +350,10 @@ enum status view_build(struct view *v, const struct model *m,
 void view_set_page(struct view *v, size_t rows)
 {
 	v->page = rows ? rows : 1;
-	if (v->w)
+	if (v->w) {
+		about(v, v->sel);
 		follow(v);
+	}
 }
 
 void view_move(struct view *v, long delta)
@@ -254,6 +367,7 @@ void view_move(struct view *v, long delta)
 	else
 		v->sel = (size_t)delta >= n - v->sel ? n - 1
 		                                     : v->sel + (size_t)delta;
+	about(v, v->sel);
 	follow(v);
 }
 
@@ -261,7 +375,8 @@ void view_select(struct view *v, size_t pos)
 {
 	if (!v->order.n)
 		return;
-	v->sel = pos;
+	v->sel = pos < v->order.n ? pos : v->order.n - 1;
+	about(v, v->sel);
 	follow(v);
 }
 
@@ -278,6 +393,7 @@ void view_scroll(struct view *v, long delta)
 		v->top = (size_t)delta >= maxtop - v->top
 		             ? maxtop
 		             : v->top + (size_t)delta;
+	in_place(v, v->top, size_add_sat(v->top, v->page));
 	if (v->sel < v->top)
 		v->sel = v->top;
 	if (v->sel >= v->top + v->page)
@@ -287,5 +403,7 @@ void view_scroll(struct view *v, long delta)
 
 size_t view_row_at(const struct view *v, size_t pos)
 {
-	return pos < v->order.n ? v->order.idx[pos] : SIZE_MAX;
+	return pos < v->order.n && pos >= v->in_lo && pos < v->in_hi
+	           ? v->order.idx[pos]
+	           : SIZE_MAX;
 }

@@ -60,6 +60,15 @@ struct view {
 	 * ran out of memory, left to the keys */
 	struct view_index *ix;
 	struct view_tag idle_failed;
+	/* the positions of order in place, from in_lo to in_hi: all of them
+	 * (0 to order.n) but after a build without a filter that found no
+	 * full order at hand, which puts only those about the selection's
+	 * page in place (a quarter of the rows at most, else it sorts all);
+	 * part_tag: the window they are of.  A move past them puts more in
+	 * place first, and a full order of the window (view_adopt_order)
+	 * completes them. */
+	size_t in_lo, in_hi;
+	struct view_tag part_tag;
 };
 
 /* An empty view weighted by metric, no filter.  Does not allocate. */
@@ -77,7 +86,11 @@ void view_fini(struct view *v);
  * view_idle_step builds between keys and later builds bring up to date;
  * what each stack and task name was found to hold is kept across windows
  * for the same filter.  A key that finds the index far from built (no
- * pause since '/') reads the window's rows and frames without it.  The
+ * pause since '/') reads the window's rows and frames without it.
+ * Without a filter and without a full order at hand, only the positions
+ * about the page the selection is on are put in place (VIEW_SELECT at
+ * least, doubling), exactly as the full sort places them; the row count
+ * is the window's, and a move or view_adopt_order puts more in place.  The
  * caches hold ids of m, so a view serves one model: after that model is
  * freed, view_fini and view_init the view before building with another.
  * STATUS_NOMEM leaves no rows. */
@@ -114,7 +127,20 @@ bool view_idle_wanted(const struct view *v, const struct model *m,
 enum status view_idle_step(struct view *v, const struct model *m,
                            const struct window *w, size_t budget);
 
-/* The window row index at display position pos, or SIZE_MAX. */
+/* The fewest positions a build puts in place when it sorts only a part. */
+#define VIEW_SELECT 64
+
+/* True when v shows rows of w of which only a part is in order (the
+ * rest to be sorted between keys, or by the move that needs them).
+ * Cannot fail. */
+bool view_partial(const struct view *v, const struct window *w);
+
+/* Puts every position of v's order in place (a full sort when only a
+ * part is); a no-op otherwise.  The memory is the part's: cannot fail. */
+void view_complete(struct view *v);
+
+/* The window row index at display position pos, or SIZE_MAX (also past
+ * the positions in place, which the moves never show). */
 size_t view_row_at(const struct view *v, size_t pos);
 
 /* True when the view holds every row of w (borrowed, only compared)
@@ -124,8 +150,8 @@ bool view_has_order(const struct view *v, const struct window *w);
 
 /* Takes o (its memory swapped with the view's cache) as every row of w
  * sorted, when it is in the view's weighting: the next view_build of w
- * then needs no sort.  o, sorted elsewhere, must hold every row of w
- * (order_build without keep). */
+ * then needs no sort, and a view showing w in part shows it whole.  o, sorted
+ * elsewhere, must hold every row of w (order_build without keep). */
 void view_adopt_order(struct view *v, const struct window *w, struct order *o);
 
 #endif

@@ -198,14 +198,20 @@ static enum status eval(struct warnings *ws, const struct model *m,
 	return STATUS_OK;
 }
 
+bool warn_holds(const struct warnings *ws, const struct model *m,
+                const struct window *w, const struct warn_cfg *cfg)
+{
+	return ws->ok && ws->m == m && ws->w == w && ws->seq == w->seq &&
+	       ws->group.key == w->group.key &&
+	       ws->group.by_name == w->group.by_name &&
+	       ws->cfg.poll_ns == cfg->poll_ns &&
+	       ws->cfg.idle_windows == cfg->idle_windows;
+}
+
 enum status warn_eval(struct warnings *ws, const struct model *m,
                       const struct window *w, const struct warn_cfg *cfg)
 {
-	if (ws->ok && ws->m == m && ws->w == w && ws->seq == w->seq &&
-	    ws->group.key == w->group.key &&
-	    ws->group.by_name == w->group.by_name &&
-	    ws->cfg.poll_ns == cfg->poll_ns &&
-	    ws->cfg.idle_windows == cfg->idle_windows)
+	if (warn_holds(ws, m, w, cfg))
 		return STATUS_OK;
 	/* the stuck-idle streak needs the kept windows before w */
 	return eval(ws, m, w, cfg, kept_index(m, w), 0);

@@ -86,6 +86,11 @@ void warn_fini(struct warnings *ws);
 enum status warn_eval(struct warnings *ws, const struct model *m,
                       const struct window *w,
                       const struct warn_cfg *cfg) MUST_CHECK;
+/* True when ws holds w of m evaluated with cfg (warn_eval of them would
+ * do nothing).  Cannot fail. */
+bool warn_holds(const struct warnings *ws, const struct model *m,
+                const struct window *w, const struct warn_cfg *cfg);
+
 /* warn_eval of w, built but not kept yet, as the window that will follow
  * m's kept windows (stuck-idle looks back only at those that stay once w
  * is kept, past max_windows).  It only reads m, so it may run beside a
