@@ -126,6 +126,9 @@ struct app {
 	struct view_tag idle_nomem;
 	struct view_tag idle_cmp_nomem; /* the base it could not pair */
 	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
+	/* the least rows of a window whose filter index is made before '/';
+	 * 0: APP_IDLE_FILTER_ROWS (tests) */
+	size_t idle_filter_rows;
 	struct tree tree; /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
@@ -281,6 +284,10 @@ const struct window *app_compare_base(const struct app *a,
  * about APP_IDLE_FRAMES frames (a row is one; a millisecond or two at
  * 100,000 stacks).  Neither changes what shows. */
 #define APP_IDLE_FRAMES ((size_t)65536)
+/* Before any '/', the filter's index is made between keys, after all
+ * else, for a shown window of APP_IDLE_FILTER_ROWS rows or more (below,
+ * a key without it takes about 2 ms: docs/design.md §14). */
+#define APP_IDLE_FILTER_ROWS ((size_t)16384)
 bool app_idle_pending(const struct app *a);
 void app_idle(struct app *a);
 

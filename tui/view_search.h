@@ -89,9 +89,10 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
                              const struct window *w) MUST_CHECK;
 
 /* view_index_build in steps, between keys (budget SIZE_MAX: all at
- * once): the first step sorts the rows of w by stack id, each next one
- * reads about budget frames of the model (a row is one, a stack met for
- * the first time one more per frame) and stops at a row, and the next
+ * once): the first steps sort the rows of w by stack id (three passes
+ * over them, about budget rows a step all told), each next one reads
+ * about budget frames of the model (a row is one, a stack met for the
+ * first time one more per frame) and stops at a row, and the next
  * call for the same w and m goes on from there (another w or m starts
  * again, keeping the stacks and frames met).  *done says whether ix is
  * current now.  What view_index_build says of m, w, the memory and
@@ -122,6 +123,11 @@ enum status view_index_search(struct view_index *ix, const char *f,
  * builds.  Cannot fail. */
 bool view_index_far(const struct view_index *ix, const struct model *m,
                     const struct window *w);
+
+/* True when a build of w (m's) in steps is under way: begun by
+ * view_index_step (or view_index_scan), not yet current.  Cannot fail. */
+bool view_index_building(const struct view_index *ix, const struct model *m,
+                         const struct window *w);
 
 /* True when ix has answered a key on w, read from m, by view_index_scan
  * (then later keys on w do not scan again).  Cannot fail. */
