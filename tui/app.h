@@ -285,9 +285,12 @@ const struct window *app_compare_base(const struct app *a,
  * 100,000 stacks).  Neither changes what shows. */
 #define APP_IDLE_FRAMES ((size_t)65536)
 /* Before any '/', the filter's index is made between keys, after all
- * else, for a shown window of APP_IDLE_FILTER_ROWS rows or more (below,
- * a key without it takes about 2 ms: docs/design.md §14). */
+ * else, for a shown window of APP_IDLE_FILTER_ROWS rows up to
+ * APP_IDLE_FILTER_MOST (docs/design.md §14: below, a key without it takes
+ * about 2 ms; above, a huge window, every viewer would pay 100 MB for it
+ * at a million rows). */
 #define APP_IDLE_FILTER_ROWS ((size_t)16384)
+#define APP_IDLE_FILTER_MOST ((size_t)262144)
 bool app_idle_pending(const struct app *a);
 void app_idle(struct app *a);
 

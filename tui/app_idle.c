@@ -88,8 +88,8 @@ static bool tree_wanted(const struct app *a)
 /* The shown window's filter index is not built, and either the prompt is
  * open, or no '/' came yet and the window is big enough for a key
  * without the index to cost milliseconds (at least idle_filter_rows
- * rows), and nothing else is left to make between keys: '/' and a key
- * at once, or a word pasted, then find it built. */
+ * rows) and not huge, and nothing else is left to make between keys: '/'
+ * and a key at once, or a word pasted, then find it built. */
 static bool filter_wanted(const struct app *a)
 {
 	const struct window *w = app_shown(a), *cur, *base;
@@ -101,7 +101,8 @@ static bool filter_wanted(const struct app *a)
 	    !view_idle_wanted(&a->v, a->m, w))
 		return false;
 	return a->editing ||
-	       (w->nrows >= least && !tree_wanted(a) && !table_wanted(a) &&
+	       (w->nrows >= least && w->nrows <= APP_IDLE_FILTER_MOST &&
+	        !tree_wanted(a) && !table_wanted(a) &&
 	        !compare_wanted(a, &cur, &base, &derive));
 }
 
