@@ -705,8 +705,8 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 
 	/* the rows in the order of their stack ids, which is about that of
 	 * the model's memory (in row order nearly every stack read misses
-	 * the cache): the build's first step, kept for the steps between
-	 * keys */
+	 * the cache): the build's sort, made or finished here, kept for
+	 * the steps between keys */
 	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
 	    build_begin(ix, m, w) != STATUS_OK) {
 		ix->btag.ok = false;

@@ -145,11 +145,11 @@ enum vsearch_rows { VSEARCH_ALL, VSEARCH_SET, VSEARCH_CLEAR };
  * read in the order of their stack ids, each frame past the prefix a
  * stack shares with the last one read is searched unless a slot keeps its
  * answer; then, in row order, the task names of the rows whose frames
- * missed.  That order is the first step of the build of w
- * (view_index_step), made here when no build of w is under way and kept
- * for the steps; the index's search is left as it was.  f (len >= 1
- * bytes, folded with vsearch_fold_span) and w are borrowed, as m is by
- * view_index_build.  STATUS_NOMEM leaves match partly set. */
+ * missed.  That order is the sort of the build of w (view_index_step),
+ * begun here when no build of w is under way, finished when steps began
+ * it, and kept for the steps; the index's search is left as it was.
+ * f (len >= 1 bytes, folded with vsearch_fold_span) and w are borrowed,
+ * as m is by view_index_build.  STATUS_NOMEM leaves match partly set. */
 enum status view_index_scan(struct view_index *ix, const struct model *m,
                             const struct window *w, const char *f, size_t len,
                             uint64_t *match, enum vsearch_rows rows) MUST_CHECK;
