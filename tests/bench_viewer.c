@@ -651,18 +651,24 @@ static int back_after_pause(struct app *a, struct screen *scr, struct gen *g,
  * run a viewer of its own shows its first window, then '/' opens the
  * filter, the viewer works between keys (the filter's index, in steps),
  * and a letter filters.  Then the same with '/' and the letter at once,
- * nothing between them: the letter finds no index.  And '/' with a word
- * pasted (its keys at once, one screen drawn after them).  Prints
+ * nothing between them, after the operator's pause on the window (the
+ * idle steps run, the longest into *longest: the index made before '/'
+ * when the window is large).  And '/' with a word pasted (its keys at
+ * once, one screen drawn after them), after that pause, and with none:
+ * the keys come with the window, and the word finds no index.  Prints
  * viewer_filter_{very_first_key_best,very_first_key_no_idle_best,
- * pasted_word_best,slash,index_idle_step}_TAG_ms. */
-static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
+ * pasted_word_best,pasted_word_no_pause_best,slash,index_idle_step}_TAG_ms.
+ */
+static int very_first(size_t stacks, size_t depth, int runs, const char *tag,
+                      double *longest)
 {
 	static const int k[2] = { '/', 'h' };
 	static const int word[10] = { '/', 'h', 'a', 'n', 'd',
 		                      'l', 'e', 'r', '_', '9' };
-	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30, pasted = 1e30;
+	double ms = 1e30, cold = 1e30, slash = 1e30, step = 1e30, pasted = 1e30,
+	       bare = 1e30;
 
-	for (int r = 0; r < 3 * runs; r++) {
+	for (int r = 0; r < 4 * runs; r++) {
 		struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 		struct app a;
 		struct app_opts o;
@@ -677,16 +683,24 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 			return -1;
 		}
 		/* runs with and without the idle steps in turn, and pasted */
-		if (r % 3 == 2)
-			rc = app_render(&a, &scr) != STATUS_OK ||
-			     timed(&a, &scr, word, 10, &pasted);
-		else if (r % 3)
-			rc = app_render(&a, &scr) != STATUS_OK ||
-			     timed(&a, &scr, k, 2, &cold);
-		else
-			rc = app_render(&a, &scr) != STATUS_OK ||
-			     timed(&a, &scr, k, 1, &slash) || idle(&a, &step) ||
+		rc = app_render(&a, &scr) != STATUS_OK;
+		switch (rc ? -1 : r % 4) {
+		case 0:
+			rc = timed(&a, &scr, k, 1, &slash) || idle(&a, &step) ||
 			     timed(&a, &scr, k + 1, 1, &ms);
+			break;
+		case 1:
+			pause_idle(&a, longest);
+			rc = timed(&a, &scr, k, 2, &cold);
+			break;
+		case 2:
+			pause_idle(&a, longest);
+			rc = timed(&a, &scr, word, 10, &pasted);
+			break;
+		case 3:
+			rc = timed(&a, &scr, word, 10, &bare);
+			break;
+		}
 		screen_fini(&scr);
 		app_fini(&a);
 		if (rc)
@@ -696,8 +710,36 @@ static int very_first(size_t stacks, size_t depth, int runs, const char *tag)
 	printf("viewer_filter_very_first_key_no_idle_best_%s_ms %.3f\n", tag,
 	       cold);
 	printf("viewer_filter_pasted_word_best_%s_ms %.3f\n", tag, pasted);
+	printf("viewer_filter_pasted_word_no_pause_best_%s_ms %.3f\n", tag,
+	       bare);
 	printf("viewer_filter_slash_%s_ms %.3f\n", tag, slash);
 	printf("viewer_filter_index_idle_step_%s_ms %.3f\n", tag, step);
+	return 0;
+}
+
+/* What every viewer pays between keys for a window that arrives, no
+ * filter on and the table shown (the filter's index of a large window,
+ * made before '/'): the CPU time of the idle steps until none is left,
+ * best of runs windows.  Prints viewer_idle_cpu_per_window_TAG_ms. */
+static int idle_per_window(struct app *a, struct screen *scr, struct gen *g,
+                           int runs, const char *tag)
+{
+	double arrive = 1e30, per = 1e30;
+
+	for (int r = 0; r < runs; r++) {
+		double t0;
+
+		if (arrival(a, scr, g, &arrive))
+			return -1;
+		t0 = cpu_ms();
+		for (int i = 0; app_idle_pending(a); i++) {
+			if (i == 1000)
+				return -1;
+			app_idle(a);
+		}
+		per = best(per, cpu_ms() - t0);
+	}
+	printf("viewer_idle_cpu_per_window_%s_ms %.3f\n", tag, per);
 	return 0;
 }
 
@@ -792,7 +834,8 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		f.first = f.first_ever;
 	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
 	         depth == 3 ? "" : "_depth12");
-	if (very_first(stacks, depth, runs, tag))
+	if (very_first(stacks, depth, runs, tag, &step) ||
+	    idle_per_window(&a, &scr, &g, runs, tag))
 		return -1;
 	(void)app_do(&a, ACTION_BOTTOM);
 	if (view_keys(&a, &scr, runs, 'd', "detail", tag, &step) ||

@@ -1,18 +1,24 @@
-/* The filter's index built between keys (app_idle): wanted only while the
- * filter's prompt is open and the shown window's index is not whole, done
- * in steps that end, and the keys after them show exactly the screen of a
- * viewer that had no moment between keys, on the first window and on one
- * that came while the prompt was open; a window that came filtered
- * sorted whole between keys, for a key erased; and keys pasted at once
- * (no screen between them) filtered once, for the text they leave, into
- * the rows and screens of the same keys typed one at a time. */
+/* The filter's index built between keys (app_idle): wanted while the
+ * filter's prompt is open and the shown window's index is not whole, or
+ * before any '/' for a window of idle_filter_rows rows or more once
+ * nothing else is left to make, done in steps that end, and the keys after
+ * them show exactly the screen of a viewer that had no moment between
+ * keys, on the first window and on one that came while the prompt was
+ * open or half-way through the build; '/' and keys pasted after the index
+ * was made search it and scan nothing; a window that came filtered sorted
+ * whole between keys, for a key erased; and keys pasted at once (no
+ * screen between them) filtered once, for the text they leave, into the
+ * rows and screens of the same keys typed one at a time.  Over random
+ * windows and keys too, against the plain matcher. */
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model/buf.h"
 #include "tests/screen_util.h"
+#include "tests/view_util.h"
 #include "tui/app.h"
+#include "tui/view_search.h"
 
 #define NROWS 60
 
@@ -49,7 +55,7 @@ static size_t idle_all(struct app *a)
 
 	while (app_idle_pending(a)) {
 		app_idle(a);
-		ck_assert_uint_lt(++n, 100);
+		ck_assert_uint_lt(++n, 5000);
 	}
 	return n;
 }
@@ -236,6 +242,206 @@ START_TEST(filter_pasted_keys_once)
 }
 END_TEST
 
+/* The shown window's filter index is whole. */
+static bool built(const struct app *a)
+{
+	const struct window *w = app_shown(a);
+
+	return w && a->v.ix && view_index_current(a->v.ix, a->m, w);
+}
+
+/* The shown window was read by a scan without the index. */
+static bool scanned(const struct app *a)
+{
+	const struct window *w = app_shown(a);
+
+	return w && a->v.ix && view_index_scanned(a->v.ix, a->m, w);
+}
+
+/* '/' then s pasted into a and b (no screen between the keys), read by
+ * a's screen: the same screens. */
+static void slash_paste(struct app *a, struct app *b, const char *s)
+{
+	ck_assert_uint_eq(app_key(a, '/'), APP_REDRAW);
+	ck_assert_uint_eq(app_key(b, '/'), APP_REDRAW);
+	for (; *s; s++) {
+		int k = *s == '\b' ? KC_BACKSPACE : (unsigned char)*s;
+
+		ck_assert_uint_eq(app_key(a, k), APP_REDRAW);
+		ck_assert_uint_eq(app_key(b, k), APP_REDRAW);
+	}
+	same_screens(a, b);
+}
+
+START_TEST(filter_index_before_slash)
+{
+	struct app a, b; /* a works between keys, b never does */
+
+	make_rows();
+	su_app(&a);
+	su_app(&b);
+	a.idle_filter_rows = NROWS; /* a window of NROWS is large enough */
+	su_commit(&a, rows[0], NROWS - 1, T0);
+	su_commit(&b, rows[0], NROWS - 1, T0);
+	/* too small: nothing to make before '/' */
+	ck_assert(!app_idle_pending(&a));
+	su_commit(&a, rows[0], NROWS, T0 + 5 * SEC);
+	su_commit(&b, rows[0], NROWS, T0 + 5 * SEC);
+	ck_assert(app_idle_pending(&a));
+	ck_assert_uint_ge(idle_all(&a), 2); /* the sort, then the rows */
+	ck_assert(built(&a));
+	/* '/' and a word at once search the index made before '/' */
+	slash_paste(&a, &b, "LEAF_0_1");
+	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
+	ck_assert(!scanned(&a));
+	ck_assert(scanned(&b));
+	key_both(&a, &b, KC_ESC);
+	/* a window half-way through its build (sorted, no row mapped), then
+	 * another: the build starts again for it */
+	su_commit(&a, rows[1], NROWS, T0 + 10 * SEC);
+	su_commit(&b, rows[1], NROWS, T0 + 10 * SEC);
+	app_idle(&a);
+	ck_assert(!built(&a));
+	su_commit(&a, rows[0], NROWS, T0 + 15 * SEC);
+	su_commit(&b, rows[0], NROWS, T0 + 15 * SEC);
+	ck_assert(app_idle_pending(&a));
+	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert(built(&a));
+	slash_paste(&a, &b, "t3");
+	ck_assert_uint_eq(a.v.order.n, 9); /* i % 7 == 3 below 60 */
+	ck_assert(!scanned(&a));
+	key_both(&a, &b, KC_ENTER);
+	key_both(&a, &b, KC_ESC);
+	/* the tree's rows are made first, the index after them */
+	a.idle_rows = 7;
+	su_commit(&a, rows[1], NROWS, T0 + 20 * SEC);
+	su_commit(&b, rows[1], NROWS, T0 + 20 * SEC);
+	key_both(&a, &b, 't');
+	ck_assert(app_idle_pending(&a));
+	while (tree_rows_wanted(&a.tree, a.m, app_shown(&a))) {
+		ck_assert(!a.v.ix ||
+		          !view_index_building(a.v.ix, a.m, app_shown(&a)));
+		app_idle(&a);
+	}
+	ck_assert(!built(&a));
+	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert(built(&a));
+	key_both(&a, &b, KC_ESC);
+	slash_paste(&a, &b, "leaf_1_5\b2");
+	ck_assert(!scanned(&a));
+	ck_assert_uint_eq(a.v.order.n, 11); /* 2, 20 .. 29 */
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
+/* A step between keys; whether the shown window's index is then begun
+ * and not whole. */
+static bool step_building(struct app *a)
+{
+	const struct window *w;
+
+	app_idle(a);
+	w = app_shown(a);
+	return w && !built(a) && a->v.ix &&
+	       view_index_building(a->v.ix, a->m, w);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Random windows and keys: a works between keys (a few steps, or all),
+ * b never does; their screens are the same after every key read, the
+ * rows those of view_row_matches, and a key after an index made before
+ * '/' scans nothing.  Windows of 1 .. NROWS rows drawn from two pools
+ * (stacks churn), the large enough ones indexed before '/', a window
+ * arriving half-way through a build, the grouping split by name and the
+ * tree (whose work comes first) among the keys. */
+START_TEST(filter_before_slash_random)
+{
+	static const char keys[] = "leaf_0123t\b\b";
+	uint64_t x = 0x6A09E667F3BCC909u + (uint64_t)_i * 7919u;
+	struct su_row pick[NROWS];
+	size_t before = 0, partial = 0;
+	struct app a, b;
+
+	make_rows();
+	su_app(&a);
+	su_app(&b);
+	a.idle_filter_rows = 1 + rnd(&x) % 20;
+	for (int ev = 0; ev < 100; ev++) {
+		size_t r = rnd(&x) % 10;
+
+		if (r < 3) {
+			size_t n = 1 + rnd(&x) % NROWS;
+
+			for (size_t i = 0; i < n; i++)
+				pick[i] = rows[rnd(&x) % 2][rnd(&x) % NROWS];
+			su_commit(&a, pick, n, T0 + ev * 5 * SEC);
+			su_commit(&b, pick, n, T0 + ev * 5 * SEC);
+			same_screens(&a, &b);
+			/* a step, then maybe another window at once */
+			if (rnd(&x) % 2 && app_idle_pending(&a))
+				partial += step_building(&a);
+		} else if (r < 6) {
+			/* a few steps, or all of them */
+			size_t steps = 1 + rnd(&x) % 3;
+
+			a.idle_rows = 1 + rnd(&x) % 24;
+			if (rnd(&x) % 3 == 0) {
+				idle_all(&a);
+				if (!a.editing && app_shown(&a) &&
+				    app_shown(&a)->nrows >= a.idle_filter_rows)
+					ck_assert(built(&a));
+			}
+			for (size_t i = 0; i < steps && app_idle_pending(&a);
+			     i++)
+				partial += step_building(&a);
+		} else if (r < 8 && !a.editing) {
+			char w[8];
+			size_t len = 1 + rnd(&x) % 6;
+			bool was = built(&a), scan = scanned(&a);
+
+			for (size_t i = 0; i < len; i++)
+				w[i] = keys[rnd(&x) % (sizeof(keys) - 1)];
+			w[len] = '\0';
+			slash_paste(&a, &b, w);
+			if (a.v.w)
+				(void)vu_check_rows(&a.v);
+			/* no new scan: the index made before '/' */
+			if (was && a.v.filter_len) {
+				ck_assert_int_eq(scanned(&a), scan);
+				before++;
+			}
+		} else if (r < 8) {
+			key_both(
+			    &a, &b,
+			    (unsigned char)keys[rnd(&x) % (sizeof(keys) - 1)]);
+			if (app_view(&a)->w)
+				(void)vu_check_rows(app_view(&a));
+		} else if (a.editing || a.v.filter_len) {
+			/* Esc ends the filter (and, in the table, its text) */
+			key_both(&a, &b, rnd(&x) % 4 ? KC_ESC : KC_ENTER);
+		} else {
+			static const int other[] = { 'n', 't', KC_ESC, ' ',
+				                     'L' };
+
+			key_both(&a, &b, other[rnd(&x) % 5]);
+		}
+	}
+	/* the paths this test is for, taken */
+	ck_assert_uint_gt(before, 0);
+	ck_assert_uint_gt(partial, 0);
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
 Suite *suite_view_filter_idle(void);
 Suite *suite_view_filter_idle(void)
 {
@@ -245,6 +451,8 @@ Suite *suite_view_filter_idle(void)
 	tcase_add_test(tc, filter_idle_between_slash_and_key);
 	tcase_add_test(tc, filtered_window_sorted_between_keys);
 	tcase_add_test(tc, filter_pasted_keys_once);
+	tcase_add_test(tc, filter_index_before_slash);
+	tcase_add_loop_test(tc, filter_before_slash_random, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }

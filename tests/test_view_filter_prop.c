@@ -7,9 +7,10 @@
  * with case folding, UTF-8 (whole, cut, stray bytes), hostile names
  * (control bytes, names cut at the model's bound), several task names per
  * row, the grouping split by name, and ids far apart; with the index
- * built in part between keys (then a key, or a new window, the other one
- * evicted or not).  The maps of ids under the index are checked against a
- * plain array. */
+ * built in part between keys, before the filter's first key or after it
+ * (its sort of the rows in parts too; then a key, which scans or builds
+ * on from there, or a new window, the other one evicted or not).
+ * The maps of ids under the index are checked against a plain array. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

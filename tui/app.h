@@ -135,6 +135,9 @@ struct app {
 	struct view_tag idle_nomem;
 	struct view_tag idle_cmp_nomem; /* the base it could not pair */
 	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
+	/* the least rows of a window whose filter index is made before '/';
+	 * 0: APP_IDLE_FILTER_ROWS (tests) */
+	size_t idle_filter_rows;
 	struct tree tree; /* also what flame lays out */
 	struct flame flame;
 	bool done; /* the worker ended */
@@ -290,6 +293,13 @@ const struct window *app_compare_base(const struct app *a,
  * about APP_IDLE_FRAMES frames (a row is one; a millisecond or two at
  * 100,000 stacks).  Neither changes what shows. */
 #define APP_IDLE_FRAMES ((size_t)65536)
+/* Before any '/', the filter's index is made between keys, after all
+ * else, for a shown window of APP_IDLE_FILTER_ROWS rows up to
+ * APP_IDLE_FILTER_MOST (docs/design.md §14: below, a key without it takes
+ * about 2 ms; above, a huge window, every viewer would pay 100 MB for it
+ * at a million rows). */
+#define APP_IDLE_FILTER_ROWS ((size_t)16384)
+#define APP_IDLE_FILTER_MOST ((size_t)262144)
 bool app_idle_pending(const struct app *a);
 void app_idle(struct app *a);
 

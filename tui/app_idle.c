@@ -1,7 +1,8 @@
 /* Between keys: what the next key most likely needs, made a step at a
  * time.  While the filter's prompt waits for its first key, the filter's
  * index of the shown window (tui/view_search.c), so that key only
- * searches.  While the tree shows, its window's rows looked up and
+ * searches (before any '/', a large window's too, last: see app_idle).
+ * While the tree shows, its window's rows looked up and
  * copied side by side (tree_rows_step), so that the first key that scans
  * them (*, or a frame of several callees opened) finds them made.  The
  * table's order that going back to it needs, sorted
@@ -79,20 +80,33 @@ static bool compare_wanted(const struct app *a, const struct window **cur,
 	return true;
 }
 
-/* The filter's prompt is open and its index of the shown window not yet
- * built. */
-static bool filter_wanted(const struct app *a)
-{
-	return a->editing && !app_busy(a) && !app_showing_progress(a) &&
-	       view_idle_wanted(&a->v, a->m, app_shown(a));
-}
-
 /* The tree shows, and the rows of the window it was built for (the shown
  * one) are not made yet. */
 static bool tree_wanted(const struct app *a)
 {
 	return a->body == APP_BODY_TREE && !app_showing_progress(a) &&
 	       tree_rows_wanted(&a->tree, a->m, app_shown(a));
+}
+
+/* The shown window's filter index is not built, and either the prompt is
+ * open, or no '/' came yet and the window is big enough for a key
+ * without the index to cost milliseconds (at least idle_filter_rows
+ * rows) and not huge, and nothing else is left to make between keys: '/'
+ * and a key at once, or a word pasted, then find it built. */
+static bool filter_wanted(const struct app *a)
+{
+	const struct window *w = app_shown(a), *cur, *base;
+	size_t least =
+	    a->idle_filter_rows ? a->idle_filter_rows : APP_IDLE_FILTER_ROWS;
+	bool derive;
+
+	if (app_busy(a) || app_showing_progress(a) ||
+	    !view_idle_wanted(&a->v, a->m, w))
+		return false;
+	return a->editing ||
+	       (w->nrows >= least && w->nrows <= APP_IDLE_FILTER_MOST &&
+	        !tree_wanted(a) && !table_wanted(a) &&
+	        !compare_wanted(a, &cur, &base, &derive));
 }
 
 bool app_idle_pending(const struct app *a)
@@ -132,8 +146,8 @@ void app_idle(struct app *a)
 	const struct window *w;
 	bool done = false;
 
-	/* the prompt waits for a key first; without memory, the key builds
-	 * the index (and says so) */
+	/* the prompt waits for a key first (before '/', the index comes
+	 * last); without memory, the key builds the index (and says so) */
 	if (filter_wanted(a)) {
 		(void)view_idle_step(&a->v, a->m, app_shown(a),
 		                     APP_IDLE_FRAMES);

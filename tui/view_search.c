@@ -82,12 +82,17 @@ struct view_index {
 	uint64_t *sknown, *shit;
 	size_t sbits_cap;
 	/* a build in steps (view_index_step): for the window of btag, of
-	 * bm, its rows sorted into ord and est, and est[e] a stack number
-	 * for e below bpos (a stack id from there) */
+	 * bm, its rows sorted into ord and est (in steps too: sort says
+	 * which pass, from row spos), and est[e] a stack number for e below
+	 * bpos (a stack id from there) */
 	struct view_tag btag;
 	const struct model *bm;
 	size_t bpos;
 	bool bfresh;
+	enum { SORT_READ, SORT_COUNT, SORT_PLACE, SORT_DONE } sort;
+	size_t spos;
+	uint32_t slo, shi;
+	unsigned sshift;
 };
 
 enum status view_index_new(struct view_index **out)
@@ -220,38 +225,62 @@ static enum status add_stack(struct view_index *ix, uint32_t *e, uint32_t id)
 	return STATUS_OK;
 }
 
-/* Sorts the rows of w by stack id into ord, with their ids in est, near
- * enough: by BUCKETS ranges of ids, in row order within one.  The rows are
- * read once. */
-static void index_rows(struct view_index *ix, const struct window *w)
+/* Sorts the rows of btag's window by stack id into ord, with their ids in
+ * est, near enough: by BUCKETS ranges of ids, in row order within one.
+ * Three passes over the rows (their ids read, counted, placed), of about
+ * budget rows a call all told; the next call goes on from there. */
+static void index_rows(struct view_index *ix, size_t budget)
 {
-	size_t n = w->nrows, *b = ix->bucket;
-	uint32_t lo = UINT32_MAX, hi = 0, *ids = ix->ids;
-	unsigned shift = 0;
+	const struct window *w = ix->btag.w;
+	size_t n = w->nrows, *b = ix->bucket, cost = 0;
+	uint32_t *ids = ix->ids, *ord = ix->ord, *est = ix->est;
+	uint32_t lo = ix->slo, hi = ix->shi;
+	unsigned shift = ix->sshift;
 
-	for (size_t r = 0; r < n; r++) {
-		uint32_t id = w->rows[r].stack;
+	while (ix->sort != SORT_DONE && cost < budget) {
+		size_t r = ix->spos,
+		       end = n - r < budget - cost ? n : r + (budget - cost);
 
-		ids[r] = id;
-		lo = id < lo ? id : lo;
-		hi = id > hi ? id : hi;
-	}
-	while (n && (hi - lo) >> shift >= BUCKETS)
-		shift++;
-	memset(b, 0, sizeof(ix->bucket));
-	for (size_t r = 0; r < n; r++)
-		b[(ids[r] - lo) >> shift]++;
-	for (size_t i = 0, sum = 0; i <= BUCKETS; i++) {
-		size_t c = b[i];
-		b[i] = sum;
-		sum += c;
-	}
-	for (size_t r = 0; r < n; r++) {
-		size_t e = b[(ids[r] - lo) >> shift]++;
+		cost += end - r + 1;
+		if (ix->sort == SORT_READ) {
+			for (; r < end; r++) {
+				uint32_t id = w->rows[r].stack;
 
-		ix->ord[e] = (uint32_t)r;
-		ix->est[e] = ids[r];
+				ids[r] = id;
+				lo = id < lo ? id : lo;
+				hi = id > hi ? id : hi;
+			}
+		} else if (ix->sort == SORT_COUNT) {
+			for (; r < end; r++)
+				b[(ids[r] - lo) >> shift]++;
+		} else {
+			for (; r < end; r++) {
+				size_t e = b[(ids[r] - lo) >> shift]++;
+
+				ord[e] = (uint32_t)r;
+				est[e] = ids[r];
+			}
+		}
+		ix->spos = r;
+		if (r < n)
+			break;
+		if (ix->sort == SORT_READ) {
+			while (n && (hi - lo) >> shift >= BUCKETS)
+				shift++;
+			memset(b, 0, sizeof(ix->bucket));
+		} else if (ix->sort == SORT_COUNT) {
+			for (size_t i = 0, sum = 0; i <= BUCKETS; i++) {
+				size_t c = b[i];
+				b[i] = sum;
+				sum += c;
+			}
+		}
+		ix->sort++;
+		ix->spos = 0;
 	}
+	ix->slo = lo;
+	ix->shi = hi;
+	ix->sshift = shift;
 }
 
 bool view_index_current(const struct view_index *ix, const struct model *m,
@@ -324,10 +353,14 @@ static enum status build_begin(struct view_index *ix, const struct model *m,
 	    mem_grow(&ix->ids, &ix->ids_cap, n, sizeof(*ix->ids)))
 		return STATUS_NOMEM;
 	ix->soff[ix->nstr] = ix->text_len;
-	index_rows(ix, w);
 	ix->bm = m;
 	ix->bpos = 0;
 	ix->bfresh = fresh;
+	ix->sort = SORT_READ;
+	ix->spos = 0;
+	ix->slo = UINT32_MAX;
+	ix->shi = 0;
+	ix->sshift = 0;
 	view_tag_set(&ix->btag, w);
 	return STATUS_OK;
 }
@@ -377,10 +410,12 @@ enum status view_index_step(struct view_index *ix, const struct model *m,
 	*done = view_index_current(ix, m, w);
 	if (*done)
 		return STATUS_OK;
-	if (!view_tag_holds(&ix->btag, w) || ix->bm != m) {
-		if (build_begin(ix, m, w) != STATUS_OK)
-			goto nomem;
-		/* the sort read every row: a step of its own */
+	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
+	    build_begin(ix, m, w) != STATUS_OK)
+		goto nomem;
+	if (ix->sort != SORT_DONE) {
+		index_rows(ix, budget);
+		/* the sort's steps are their own */
 		if (budget != SIZE_MAX)
 			return STATUS_OK;
 	}
@@ -597,6 +632,12 @@ bool view_index_far(const struct view_index *ix, const struct model *m,
 	       (starts_over(ix, m, w->nrows) || ix->stacks.n < w->nrows / 2);
 }
 
+bool view_index_building(const struct view_index *ix, const struct model *m,
+                         const struct window *w)
+{
+	return view_tag_holds(&ix->btag, w) && ix->bm == m;
+}
+
 bool view_index_scanned(const struct view_index *ix, const struct model *m,
                         const struct window *w)
 {
@@ -664,13 +705,14 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 
 	/* the rows in the order of their stack ids, which is about that of
 	 * the model's memory (in row order nearly every stack read misses
-	 * the cache): the build's first step, kept for the steps between
-	 * keys */
+	 * the cache): the build's sort, made or finished here, kept for
+	 * the steps between keys */
 	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
 	    build_begin(ix, m, w) != STATUS_OK) {
 		ix->btag.ok = false;
 		return STATUS_NOMEM;
 	}
+	index_rows(ix, SIZE_MAX);
 	if (mem_grow(&ix->pend, &ix->pend_cap, words, sizeof(*ix->pend)))
 		return STATUS_NOMEM;
 	memset(ix->pend, 0, words * sizeof(*ix->pend));

@@ -89,9 +89,10 @@ enum status view_index_build(struct view_index *ix, const struct model *m,
                              const struct window *w) MUST_CHECK;
 
 /* view_index_build in steps, between keys (budget SIZE_MAX: all at
- * once): the first step sorts the rows of w by stack id, each next one
- * reads about budget frames of the model (a row is one, a stack met for
- * the first time one more per frame) and stops at a row, and the next
+ * once): the first steps sort the rows of w by stack id (three passes
+ * over them, about budget rows a step all told), each next one reads
+ * about budget frames of the model (a row is one, a stack met for the
+ * first time one more per frame) and stops at a row, and the next
  * call for the same w and m goes on from there (another w or m starts
  * again, keeping the stacks and frames met).  *done says whether ix is
  * current now.  What view_index_build says of m, w, the memory and
@@ -123,6 +124,11 @@ enum status view_index_search(struct view_index *ix, const char *f,
 bool view_index_far(const struct view_index *ix, const struct model *m,
                     const struct window *w);
 
+/* True when a build of w (m's) in steps is under way: begun by
+ * view_index_step (or view_index_scan), not yet current.  Cannot fail. */
+bool view_index_building(const struct view_index *ix, const struct model *m,
+                         const struct window *w);
+
 /* True when ix has answered a key on w, read from m, by view_index_scan
  * (then later keys on w do not scan again).  Cannot fail. */
 bool view_index_scanned(const struct view_index *ix, const struct model *m,
@@ -139,11 +145,11 @@ enum vsearch_rows { VSEARCH_ALL, VSEARCH_SET, VSEARCH_CLEAR };
  * read in the order of their stack ids, each frame past the prefix a
  * stack shares with the last one read is searched unless a slot keeps its
  * answer; then, in row order, the task names of the rows whose frames
- * missed.  That order is the first step of the build of w
- * (view_index_step), made here when no build of w is under way and kept
- * for the steps; the index's search is left as it was.  f (len >= 1
- * bytes, folded with vsearch_fold_span) and w are borrowed, as m is by
- * view_index_build.  STATUS_NOMEM leaves match partly set. */
+ * missed.  That order is the sort of the build of w (view_index_step),
+ * begun here when no build of w is under way, finished when steps began
+ * it, and kept for the steps; the index's search is left as it was.
+ * f (len >= 1 bytes, folded with vsearch_fold_span) and w are borrowed,
+ * as m is by view_index_build.  STATUS_NOMEM leaves match partly set. */
 enum status view_index_scan(struct view_index *ix, const struct model *m,
                             const struct window *w, const char *f, size_t len,
                             uint64_t *match, enum vsearch_rows rows) MUST_CHECK;
