@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -137,6 +138,113 @@ START_TEST(tree_rows_key_between_steps)
 }
 END_TEST
 
+/* A window of stacks root;s_I for I in [0, n) but [gone0, gone1), and,
+ * when fresh, root;s_I_new beside every seventh: in text order, a run of
+ * gone1 - gone0 stacks gone from between, and new stacks scattered.  With
+ * tru_by_name a stack has 1 to 3 task names. */
+#define GAP_ROWS 300
+static void gap_window(struct app *a, uint64_t *s, size_t n, size_t gone0,
+                       size_t gone1, bool fresh, int64_t start)
+{
+	static const char *const tasks[] = { "t", "u", "v" };
+	static struct sample smp[6 * GAP_ROWS];
+	static struct strview f[2 * GAP_ROWS][2];
+	static char leaf[2 * GAP_ROWS][16];
+	struct window_meta meta = { .time_nanos = start,
+		                    .duration_nanos = 5 * SEC,
+		                    .requested_nanos = 5 * SEC };
+	size_t ns = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		for (int v = 0; v < 1 + (fresh && i % 7 == 3); v++, k++) {
+			size_t nn = tru_by_name ? 1 + tru_rnd(s) % 3 : 1;
+
+			if (i >= gone0 && i < gone1)
+				break;
+			snprintf(leaf[k], sizeof(leaf[k]),
+			         v ? "s_%04zu_new" : "s_%04zu", i);
+			f[k][0] = sv_c("root");
+			f[k][1] = sv_c(leaf[k]);
+			for (size_t j = 0; j < nn; j++, ns++) {
+				smp[ns] =
+				    (struct sample){ .frames = f[k],
+					             .depth = 2,
+					             .task = sv_c(tasks[j]),
+					             .tasks = 1 };
+				smp[ns].m.v[METRIC_BUSY] = 1 + j;
+			}
+		}
+	}
+	ck_assert_int_eq(app_commit(a, smp, ns, &meta), STATUS_OK);
+}
+
+/* Whether stack is among stacks[0 .. n). */
+static bool has_stack(const uint32_t *stacks, size_t n, uint32_t stack)
+{
+	for (size_t r = 0; r < n; r++)
+		if (stacks[r] == stack)
+			return true;
+	return false;
+}
+
+/* A new window whose stacks skip a run of the window before's, longer
+ * than the rows looked at in turn, and bring new ones between: each
+ * stack the window before had takes its frames from that window's copy,
+ * those past the run too, but the few looked for in turn before the
+ * lookup finds its place again; a new one is looked up in the model. */
+START_TEST(tree_rows_prev_found_past_a_gap)
+{
+	uint64_t s = 0x3C6EF372FE94F82Bu + (uint64_t)_i;
+	struct app a;
+	struct tree t;
+	static uint32_t had[3 * GAP_ROWS];
+	const struct window *w0, *w1;
+	size_t nhad, lost = 0, gone0 = 20 + tru_rnd(&s) % 60, from_prev = 0,
+	             new_rows = 0;
+	bool done = false;
+
+	su_app(&a);
+	tree_init(&t);
+	tru_by_name = _i % 2;
+	gap_window(&a, &s, GAP_ROWS, 0, 0, false, T0);
+	w0 = tru_shown(&a);
+	ck_assert_int_eq(tree_sync(&t, a.m, w0), STATUS_OK);
+	while (!done)
+		ck_assert_int_eq(tree_rows_step(&t, 64, &done), STATUS_OK);
+	for (nhad = 0; nhad < w0->nrows; nhad++)
+		had[nhad] = w0->rows[nhad].stack;
+	gap_window(&a, &s, GAP_ROWS, gone0, gone0 + 100 + tru_rnd(&s) % 100,
+	           true, T0 + 5 * SEC);
+	w1 = tru_shown(&a);
+	ck_assert_int_eq(tree_sync(&t, a.m, w1), STATUS_OK);
+	ck_assert_int_eq(tree_rows_make(&t), STATUS_OK);
+	check_frames(&t);
+	ck_assert(t.prev.n > 0);
+	for (uint32_t r = 0; r < w1->nrows; r++) {
+		const uint32_t *f = t.rowf[r];
+		bool in_copy =
+		    f >= t.prev.frames && f < t.prev.frames + t.prev.frames_cap;
+
+		bool had_it = has_stack(had, nhad, w1->rows[r].stack);
+
+		/* a new stack is never in the copy */
+		ck_assert(!in_copy || had_it);
+		lost += had_it && !in_copy &&
+		        (!r || w1->rows[r].stack != w1->rows[r - 1].stack);
+		from_prev += in_copy;
+		new_rows += !in_copy;
+	}
+	ck_assert_uint_gt(from_prev, 0);
+	ck_assert_uint_gt(new_rows, 0);
+	/* past the run, the stacks looked for in turn and missed before the
+	 * lookup found its place again (tree_rows.c's PREV_LOST) */
+	ck_assert_uint_le(lost, 16);
+	tree_fini(&t);
+	tru_shown_fini();
+	app_fini(&a);
+}
+END_TEST
+
 /* Renders a at 80x24. */
 static void render(struct app *a)
 {
@@ -201,6 +309,7 @@ Suite *suite_tree_rows(void)
 	tcase_add_loop_test(tc, tree_rows_steps_equal_whole, 0, 20);
 	tcase_add_loop_test(tc, tree_rows_key_between_steps, 0, 20);
 	tcase_add_test(tc, tree_rows_made_between_keys_while_shown);
+	tcase_add_loop_test(tc, tree_rows_prev_found_past_a_gap, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }

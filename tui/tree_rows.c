@@ -11,6 +11,10 @@
 #define FRAMES_MAX ((size_t)1 << 24)
 /* How far on a stack of the window before is looked for in turn. */
 #define PREV_NEAR 64
+/* Stacks not found so near one after the other that say the rows of the
+ * window before were left behind (a run of its stacks gone, longer than
+ * PREV_NEAR rows): every stack after would miss too, so they are indexed. */
+#define PREV_LOST 16
 
 /* Keeps the rows just made (copied) as the window before's: the arrays
  * change places, so the next rows are made into the older ones. */
@@ -35,7 +39,7 @@ static void keep_prev(struct tree *t, size_t n)
 	c = t->stacks_cap, t->stacks_cap = p->stacks_cap, p->stacks_cap = c;
 	p->n = n;
 	p->indexed = false;
-	p->far = 0;
+	p->far = p->lost = 0;
 }
 
 static size_t slot_of(uint32_t stack, size_t mask)
@@ -43,59 +47,75 @@ static size_t slot_of(uint32_t stack, size_t mask)
 	return (size_t)(((uint64_t)stack * 0x9E3779B97F4A7C15u) >> 32) & mask;
 }
 
-/* Indexes the window before's rows by stack (the first row of each);
- * false out of memory. */
+/* Indexes the window before's rows by stack (the first row of each: a
+ * stack split by name has its rows side by side, and only the first is
+ * put, so the table is sized by stacks); false out of memory. */
 static bool index_prev(struct tree_prev *p)
 {
-	size_t cap = 16;
+	size_t cap = 16, heads = 0;
 
-	while (cap < 2 * p->n)
+	for (size_t r = 0; r < p->n; r++)
+		heads += !r || p->stacks[r] != p->stacks[r - 1];
+	while (cap < 2 * heads)
 		cap *= 2;
 	if (mem_grow(&p->index, &p->index_cap, cap, sizeof(*p->index)))
 		return false;
 	p->mask = cap - 1;
 	memset(p->index, 0xff, cap * sizeof(*p->index));
-	for (size_t r = p->n; r-- > 0;) {
-		size_t i = slot_of(p->stacks[r], p->mask);
+	for (size_t r = 0; r < p->n; r++) {
+		size_t i;
 
+		if (r && p->stacks[r] == p->stacks[r - 1])
+			continue;
+		i = slot_of(p->stacks[r], p->mask);
 		while (p->index[i] != UINT64_MAX &&
 		       (uint32_t)(p->index[i] >> 32) != p->stacks[r])
 			i = (i + 1) & p->mask;
-		p->index[i] = (uint64_t)p->stacks[r] << 32 | (uint32_t)r;
+		if (p->index[i] == UINT64_MAX)
+			p->index[i] =
+			    (uint64_t)p->stacks[r] << 32 | (uint32_t)r;
 	}
 	p->indexed = true;
 	return true;
+}
+
+/* Row i of the window before, found: *at goes past its stack's rows (split
+ * by name, side by side), where the next stack is looked for first. */
+static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
+{
+	size_t e = i + 1;
+
+	while (e < p->n && p->stacks[e] == p->stacks[i])
+		e++;
+	*at = e;
+	p->lost = 0;
+	return (uint32_t)i;
 }
 
 /* The row of the window before with stack, UINT32_MAX when none: the one
  * after the last found (*at) when it is, or a few rows on (the rows of
  * both are in stack text order, most stacks in both: a stack gone from
  * between), else, once the stacks not found so near are more than a few
- * (new ones, or the window before's rows left far behind), by the
- * index. */
+ * (new ones) or PREV_LOST in a row (the window before's rows left
+ * behind), by the index. */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 {
 	size_t i;
 
 	if (*at < p->n && p->stacks[*at] == stack)
-		return (uint32_t)(*at)++;
+		return prev_found(p, *at, at);
 	if (!p->indexed) {
-		for (i = *at + 1; i < p->n && i <= *at + PREV_NEAR; i++) {
-			if (p->stacks[i] == stack) {
-				*at = i + 1;
-				return (uint32_t)i;
-			}
-		}
-		if (++p->far <= p->n / 8 || !index_prev(p))
+		for (i = *at + 1; i < p->n && i <= *at + PREV_NEAR; i++)
+			if (p->stacks[i] == stack)
+				return prev_found(p, i, at);
+		if ((++p->far <= p->n / 8 && ++p->lost <= PREV_LOST) ||
+		    !index_prev(p))
 			return UINT32_MAX;
 	}
 	for (i = slot_of(stack, p->mask); p->index[i] != UINT64_MAX;
-	     i = (i + 1) & p->mask) {
-		if ((uint32_t)(p->index[i] >> 32) == stack) {
-			*at = (uint32_t)p->index[i] + 1;
-			return (uint32_t)p->index[i];
-		}
-	}
+	     i = (i + 1) & p->mask)
+		if ((uint32_t)(p->index[i] >> 32) == stack)
+			return prev_found(p, (uint32_t)p->index[i], at);
 	return UINT32_MAX;
 }
 
@@ -113,7 +133,7 @@ static enum status rows_begin(struct tree *t)
 	    mem_grow(&t->rowd, &t->rowd_cap, n, sizeof(*t->rowd)) ||
 	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)))
 		return STATUS_NOMEM;
-	t->rows_next = t->rows_frames = t->rows_at = 0;
+	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
 	t->rows_copying = false;
 	t->rows_begun = true;
 	return STATUS_OK;

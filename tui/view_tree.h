@@ -150,9 +150,10 @@ struct tree {
 		uint32_t *rowd, *frames, *stacks;
 		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
 		/* its rows by stack (open addressing, stack << 32 | row),
-		 * made once far stacks (not found in turn) are many */
+		 * made once far stacks (not found in turn) are many, or
+		 * lost of them one after the other */
 		uint64_t *index;
-		size_t index_cap, mask, far;
+		size_t index_cap, mask, far, lost;
 		bool indexed;
 	} prev;
 };
