@@ -119,6 +119,51 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 	return UINT32_MAX;
 }
 
+/* Makes room for the running sums of t's window, their first row zero
+ * when none is summed yet.  STATUS_NOMEM. */
+static enum status sums_room(struct tree *t)
+{
+	size_t n = t->w->nrows;
+
+	if (n >= SIZE_MAX / sizeof(*t->pre) / TREE_SUMS - 1 ||
+	    mem_grow(&t->pre, &t->pre_cap, (n + 1) * TREE_SUMS,
+	             sizeof(*t->pre)))
+		return STATUS_NOMEM;
+	if (!t->sums_next) {
+		memset(t->pre, 0, TREE_SUMS * sizeof(*t->pre));
+		t->sums_wrapped = 0;
+	}
+	return STATUS_OK;
+}
+
+/* Adds row r's figures to the running sums (the rows before it summed). */
+static inline void sum_row(struct tree *t, size_t r)
+{
+	const struct fold_row *row = &t->w->rows[r];
+	const uint64_t *p = t->pre + r * TREE_SUMS;
+	uint64_t *q = t->pre + (r + 1) * TREE_SUMS;
+
+	for (int k = 0; k < METRIC_COUNT; k++) {
+		q[k] = p[k] + row->m.v[k];
+		t->sums_wrapped |= (unsigned)(q[k] < p[k]) << k;
+	}
+	q[METRIC_COUNT] = p[METRIC_COUNT] + row->tasks;
+}
+
+enum status tree_sums(struct tree *t)
+{
+	size_t n = t->w ? t->w->nrows : 0;
+
+	if (t->sums_next >= n)
+		return STATUS_OK;
+	if (sums_room(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	for (size_t r = t->sums_next; r < n; r++)
+		sum_row(t, r);
+	t->sums_next = n;
+	return STATUS_OK;
+}
+
 /* Begins the rows of t's window: the copy of the window before kept (when
  * it was made whole), the arrays grown to the window's rows.
  * STATUS_NOMEM. */
@@ -131,7 +176,8 @@ static enum status rows_begin(struct tree *t)
 	t->copied = false;
 	if (mem_grow(&t->rowf, &t->rowf_cap, n, sizeof(*t->rowf)) ||
 	    mem_grow(&t->rowd, &t->rowd_cap, n, sizeof(*t->rowd)) ||
-	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)))
+	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)) ||
+	    sums_room(t) != STATUS_OK)
 		return STATUS_NOMEM;
 	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
 	t->rows_copying = false;
@@ -141,15 +187,19 @@ static enum status rows_begin(struct tree *t)
 
 /* Looks the frames of rows [rows_next, end) up: a stack split by name
  * takes the row before's, one the window before had that window's copy,
- * a new one the model's. */
+ * a new one the model's; and sums them. */
 static void look_up(struct tree *t, size_t end)
 {
 	const struct window *w = t->w;
+	/* summed here unless the flame summed them all (the row is read) */
+	bool sum = t->sums_next == t->rows_next;
 
 	for (size_t r = t->rows_next; r < end; r++) {
 		uint32_t s = w->rows[r].stack, p;
 		size_t d = 0;
 
+		if (sum)
+			sum_row(t, r);
 		t->stacks[r] = s;
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
@@ -164,6 +214,8 @@ static void look_up(struct tree *t, size_t end)
 		t->rowd[r] = (uint32_t)d;
 		t->rows_frames += d;
 	}
+	if (sum)
+		t->sums_next = end;
 	t->rows_next = end;
 }
 

@@ -27,6 +27,7 @@ void tree_fini(struct tree *t)
 	tree_paths_fini(&t->open);
 	tree_paths_fini(&t->open_all);
 	mem_free(t->fresh);
+	mem_free(t->pre);
 	mem_free(t->frames);
 	mem_free(t->ranked);
 	mem_free(t->keys);

@@ -124,6 +124,15 @@ struct tree {
 	size_t rowf_cap, rowd_cap;
 	uint32_t *frames;
 	size_t frames_cap;
+	/* per row, the sums of the rows before it (each metric's, then the
+	 * tasks: TREE_SUMS a row), wrapping as nodes' sums do, so a run of
+	 * rows is summed in two reads: made with the rows' lookup (which
+	 * reads each row anyway) or, for the flame, alone (tree_sums); the
+	 * rows before sums_next summed, sums_wrapped a bit per metric whose
+	 * running sum wrapped (not monotonic) */
+	uint64_t *pre;
+	size_t pre_cap, sums_next;
+	unsigned sums_wrapped;
 	/* the frames each row adds to the tree after the row before it,
 	 * summed over the rows before (fresh[r] for rows [0, r)): made once
 	 * per window, at the first expand-all */
@@ -202,6 +211,22 @@ bool tree_rows_wanted(const struct tree *t, const struct model *m,
  * else looked up. */
 const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
                                  uint32_t *depth);
+
+/* Sums a row of pre holds. */
+#define TREE_SUMS (METRIC_COUNT + 1)
+/* Makes pre whole for t's window (the rows the lookup has not summed),
+ * without looking any row's frames up: what the flame's binary searches
+ * read.  STATUS_NOMEM.  tree_rows.c. */
+enum status tree_sums(struct tree *t) MUST_CHECK;
+
+/* The row after the run of rows holding frame at depth from row p (which
+ * does), not past r1: galloping, then a binary search (rows made or not:
+ * a run is read from a few of its rows).  tree_build.c. */
+uint32_t tree_run_end(const struct tree *t, uint32_t depth, uint32_t frame,
+                      uint32_t p, uint32_t r1);
+/* The first row of that run, not before r0. */
+uint32_t tree_run_start(const struct tree *t, uint32_t depth, uint32_t frame,
+                        uint32_t r0, uint32_t p);
 
 /* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
 enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;
