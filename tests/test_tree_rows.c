@@ -255,11 +255,11 @@ static void render(struct app *a)
 	buf_fini(&b);
 }
 
-/* The viewer makes the tree's rows between keys only while the tree
- * shows: t on a window (its top one frame, no row read), the steps until
- * none is left (a few, of 8 rows), then * finds them made; Esc, a new
- * window, nothing to make; t again (nothing expanded), they are wanted
- * again. */
+/* The viewer makes the tree's rows between keys only while the tree (or
+ * the flame) shows: t on a window (its top one frame, no row read), the
+ * steps until none is left (a few, of 8 rows), then * finds them made;
+ * Esc, a new window, nothing to make; t again (nothing expanded), they
+ * are wanted again; f, and the steps make and copy them. */
 START_TEST(tree_rows_made_between_keys_while_shown)
 {
 	uint64_t s = 0x2D358DCCAA6C78A5u;
@@ -295,6 +295,17 @@ START_TEST(tree_rows_made_between_keys_while_shown)
 	(void)app_key(&a, 't');
 	render(&a);
 	ck_assert(app_idle_pending(&a));
+	/* the flame lays the same tree out: its rows are made too */
+	(void)app_key(&a, 'f');
+	render(&a);
+	ck_assert_int_eq(a.body, APP_BODY_FLAME);
+	for (steps = 0; app_idle_pending(&a); steps++) {
+		ck_assert_int_lt(steps, 1000);
+		app_idle(&a);
+	}
+	ck_assert_int_gt(steps, 10);
+	ck_assert(a.tree.rows_known && a.tree.copied);
+	render(&a);
 	app_fini(&a);
 }
 END_TEST
