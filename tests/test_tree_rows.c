@@ -15,13 +15,25 @@
 #include "tui/view_tree.h"
 
 /* t's rows are made (rows_known): each row's stack and frames are the
- * window's, and copied side by side in row order when t says so. */
+ * window's, and copied side by side in row order when t says so; the
+ * frames each adds to the tree are those past the prefix it shares with
+ * the row before. */
 static void check_frames(const struct tree *t)
 {
+	const uint32_t *g = NULL;
+	size_t e = 0;
+
 	ck_assert(t->rows_known);
+	ck_assert_uint_eq(t->fresh[0], 0);
 	for (uint32_t r = 0; r < t->w->nrows; r++) {
-		size_t d = 0;
+		size_t d = 0, k = 0;
 		const uint32_t *f = model_stack(t->m, t->w->rows[r].stack, &d);
+
+		while (r && k < d && k < e && f[k] == g[k])
+			k++;
+		ck_assert_uint_eq(t->fresh[r + 1] - t->fresh[r], d - k);
+		g = f;
+		e = d;
 
 		ck_assert_uint_eq(t->stacks[r], t->w->rows[r].stack);
 		ck_assert_uint_eq(t->rowd[r], d);

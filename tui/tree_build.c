@@ -146,7 +146,6 @@ enum status tree_build_root(struct tree *t, const struct window *w)
 
 	t->n = 0;
 	t->nranked = 0;
-	t->fresh_ok = false;
 	t->sums_next = 0;
 	t->rows_known = false;
 	t->rows_begun = t->rows_copying = t->rows_failed = false;

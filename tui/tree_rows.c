@@ -23,6 +23,7 @@ static void keep_prev(struct tree *t, size_t n)
 	struct tree_prev *p = &t->prev;
 	const uint32_t **rowf = t->rowf;
 	uint32_t *rowd = t->rowd, *frames = t->frames, *stacks = t->stacks;
+	uint32_t *fresh = t->fresh;
 	size_t c;
 
 	t->rowf = p->rowf;
@@ -33,10 +34,13 @@ static void keep_prev(struct tree *t, size_t n)
 	p->frames = frames;
 	t->stacks = p->stacks;
 	p->stacks = stacks;
+	t->fresh = p->fresh;
+	p->fresh = fresh;
 	c = t->rowf_cap, t->rowf_cap = p->rowf_cap, p->rowf_cap = c;
 	c = t->rowd_cap, t->rowd_cap = p->rowd_cap, p->rowd_cap = c;
 	c = t->frames_cap, t->frames_cap = p->frames_cap, p->frames_cap = c;
 	c = t->stacks_cap, t->stacks_cap = p->stacks_cap, p->stacks_cap = c;
+	c = t->fresh_cap, t->fresh_cap = p->fresh_cap, p->fresh_cap = c;
 	p->n = n;
 	p->indexed = false;
 	p->far = p->lost = 0;
@@ -177,8 +181,10 @@ static enum status rows_begin(struct tree *t)
 	if (mem_grow(&t->rowf, &t->rowf_cap, n, sizeof(*t->rowf)) ||
 	    mem_grow(&t->rowd, &t->rowd_cap, n, sizeof(*t->rowd)) ||
 	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)) ||
+	    mem_grow(&t->fresh, &t->fresh_cap, n, sizeof(*t->fresh)) ||
 	    sums_room(t) != STATUS_OK)
 		return STATUS_NOMEM;
+	t->fresh[0] = 0;
 	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
 	t->rows_copying = false;
 	t->rows_begun = true;
@@ -188,14 +194,32 @@ static enum status rows_begin(struct tree *t)
 /* Looks the frames of rows [rows_next, end) up: a stack split by name
  * takes the row before's, one the window before had that window's copy,
  * a new one the model's; and sums them. */
+/* The frames row r (of depth d) adds to the tree after row r - 1: those
+ * past the prefix they share (rows in stack text order: the longest it
+ * shares with any row before it). */
+static uint32_t adds(const struct tree *t, size_t r, uint32_t d)
+{
+	const uint32_t *a, *b = t->rowf[r];
+	uint32_t pd, k = 0;
+
+	if (!r)
+		return d;
+	a = t->rowf[r - 1];
+	pd = t->rowd[r - 1];
+	while (k < d && k < pd && a[k] == b[k])
+		k++;
+	return d - k;
+}
+
 static void look_up(struct tree *t, size_t end)
 {
 	const struct window *w = t->w;
+	const struct tree_prev *pv = &t->prev;
 	/* summed here unless the flame summed them all (the row is read) */
 	bool sum = t->sums_next == t->rows_next;
 
 	for (size_t r = t->rows_next; r < end; r++) {
-		uint32_t s = w->rows[r].stack, p;
+		uint32_t s = w->rows[r].stack, p, add;
 		size_t d = 0;
 
 		if (sum)
@@ -204,14 +228,21 @@ static void look_up(struct tree *t, size_t end)
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
 			d = t->rowd[r - 1];
+			add = 0;
 		} else if ((p = prev_row(&t->prev, s, &t->rows_at)) !=
 		           UINT32_MAX) {
-			t->rowf[r] = t->prev.rowf[p];
-			d = t->prev.rowd[p];
+			t->rowf[r] = pv->rowf[p];
+			d = pv->rowd[p];
+			/* between the same stacks there: what it added there */
+			add = r && p && pv->stacks[p - 1] == t->stacks[r - 1]
+			          ? pv->fresh[p + 1] - pv->fresh[p]
+			          : adds(t, r, (uint32_t)d);
 		} else {
 			t->rowf[r] = model_stack(t->m, s, &d);
+			add = adds(t, r, (uint32_t)d);
 		}
 		t->rowd[r] = (uint32_t)d;
+		t->fresh[r + 1] = t->fresh[r] + add;
 		t->rows_frames += d;
 	}
 	if (sum)

@@ -45,6 +45,7 @@ void tree_fini(struct tree *t)
 	mem_free(t->prev.rowd);
 	mem_free(t->prev.frames);
 	mem_free(t->prev.stacks);
+	mem_free(t->prev.fresh);
 	mem_free(t->prev.index);
 	tree_init(t);
 }

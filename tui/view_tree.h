@@ -134,11 +134,11 @@ struct tree {
 	size_t pre_cap, sums_next;
 	unsigned sums_wrapped;
 	/* the frames each row adds to the tree after the row before it,
-	 * summed over the rows before (fresh[r] for rows [0, r)): made once
-	 * per window, at the first expand-all */
+	 * summed over the rows before (fresh[r] for rows [0, r)): made with
+	 * the rows' lookup, a row the window before had between the same
+	 * neighbours adding what it added there */
 	uint32_t *fresh;
 	size_t fresh_cap;
-	bool fresh_ok;
 	bool rows_known; /* rowf and rowd are made (tree_rows_make) */
 	/* how far tree_rows_step has gone on the window's rows (rows_begun:
 	 * its arrays are the window's): the rows looked up (rows_next, with
@@ -156,8 +156,9 @@ struct tree {
 	bool copied;
 	struct tree_prev {
 		const uint32_t **rowf;
-		uint32_t *rowd, *frames, *stacks;
-		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
+		uint32_t *rowd, *frames, *stacks, *fresh;
+		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, fresh_cap;
+		size_t n;
 		/* its rows by stack (open addressing, stack << 32 | row),
 		 * made once far stacks (not found in turn) are many, or
 		 * lost of them one after the other */
