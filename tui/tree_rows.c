@@ -13,8 +13,11 @@
 #define PREV_NEAR 64
 /* Stacks not found so near one after the other that say the rows of the
  * window before were left behind (a run of its stacks gone, longer than
- * PREV_NEAR rows): every stack after would miss too, so they are indexed. */
-#define PREV_LOST 16
+ * PREV_NEAR rows: every stack after would miss too): the next are looked
+ * for PREV_FAR rows on, and past PREV_LOST misses in a row, indexed. */
+#define PREV_ASTRAY 4
+#define PREV_FAR    4096
+#define PREV_LOST   16
 
 /* Keeps the rows just made (copied) as the window before's: the arrays
  * change places, so the next rows are made into the older ones. */
@@ -99,8 +102,9 @@ static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
 /* The row of the window before with stack, UINT32_MAX when none: the one
  * after the last found (*at) when it is, or a few rows on (the rows of
  * both are in stack text order, most stacks in both: a stack gone from
- * between), else, once the stacks not found so near are more than a few
- * (new ones) or PREV_LOST in a row (the window before's rows left
+ * between), or farther on after a few misses in a row (a run of stacks
+ * gone), else, once the stacks not found so are more than an eighth (new
+ * ones) or PREV_LOST in a row (the window before's rows left far
  * behind), by the index. */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 {
@@ -109,7 +113,9 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 	if (*at < p->n && p->stacks[*at] == stack)
 		return prev_found(p, *at, at);
 	if (!p->indexed) {
-		for (i = *at + 1; i < p->n && i <= *at + PREV_NEAR; i++)
+		size_t reach = p->lost < PREV_ASTRAY ? PREV_NEAR : PREV_FAR;
+
+		for (i = *at + 1; i < p->n && i <= *at + reach; i++)
 			if (p->stacks[i] == stack)
 				return prev_found(p, i, at);
 		if ((++p->far <= p->n / 8 && ++p->lost <= PREV_LOST) ||
