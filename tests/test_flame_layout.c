@@ -191,12 +191,12 @@ START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
 	 * lookup then left as they were, are every row's */
 	ck_assert_uint_eq(t.sums_next, w->nrows);
 	for (size_t r = 0; r < w->nrows; r++) {
-		const uint64_t *p = t.pre + r * TREE_SUMS;
-
 		for (int k = 0; k < METRIC_COUNT; k++)
-			ck_assert_uint_eq(p[TREE_SUMS + k] - p[k],
+			ck_assert_uint_eq(tree_sum(&t, k, r + 1) -
+			                      tree_sum(&t, k, r),
 			                  w->rows[r].m.v[k]);
-		ck_assert_uint_eq(p[TREE_SUMS + METRIC_COUNT] - p[METRIC_COUNT],
+		ck_assert_uint_eq(tree_sum(&t, METRIC_COUNT, r + 1) -
+		                      tree_sum(&t, METRIC_COUNT, r),
 		                  w->rows[r].tasks);
 	}
 	for (int copied = 0; copied < 2; copied++) {

@@ -70,13 +70,12 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
  * whole: the rows are looked up). */
 static void sums_of(struct tree *t, uint32_t id, uint32_t r0, uint32_t r1)
 {
-	const uint64_t *a = t->pre + (size_t)r0 * TREE_SUMS,
-	               *b = t->pre + (size_t)r1 * TREE_SUMS;
 	struct tree_node *n = &t->nodes[id];
 
 	for (int i = 0; i < METRIC_COUNT; i++)
-		n->m.v[i] = b[i] - a[i];
-	n->tasks = b[METRIC_COUNT] - a[METRIC_COUNT];
+		n->m.v[i] = tree_sum(t, i, r1) - tree_sum(t, i, r0);
+	n->tasks =
+	    tree_sum(t, METRIC_COUNT, r1) - tree_sum(t, METRIC_COUNT, r0);
 }
 
 /* Whether row r has frame at depth (it is under the callee's node). */

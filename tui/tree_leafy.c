@@ -21,8 +21,7 @@ static inline uint64_t key_rows(const struct tree *t, const struct tree_node *n,
                                 uint32_t r)
 {
 	uint32_t e = tree_leafy_end(t, n, r);
-	uint64_t v = t->pre[(size_t)e * TREE_SUMS + t->metric] -
-	             t->pre[(size_t)r * TREE_SUMS + t->metric];
+	uint64_t v = tree_sum(t, t->metric, e) - tree_sum(t, t->metric, r);
 
 	return t->ascending ? ~v : v;
 }

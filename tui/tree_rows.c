@@ -13,8 +13,9 @@
 #define PREV_NEAR 64
 /* Stacks not found so near one after the other that say the rows of the
  * window before were left behind (a run of its stacks gone, longer than
- * PREV_NEAR rows: every stack after would miss too): the next are looked
- * for PREV_FAR rows on, and past PREV_LOST misses in a row, indexed. */
+ * PREV_NEAR rows: every stack after would miss too): the next is looked
+ * for PREV_FAR rows on (once: most misses are new stacks), and past
+ * PREV_LOST misses in a row, indexed. */
 #define PREV_ASTRAY 4
 #define PREV_FAR    4096
 #define PREV_LOST   16
@@ -102,8 +103,8 @@ static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
 /* The row of the window before with stack, UINT32_MAX when none: the one
  * after the last found (*at) when it is, or a few rows on (the rows of
  * both are in stack text order, most stacks in both: a stack gone from
- * between), or farther on after a few misses in a row (a run of stacks
- * gone), else, once the stacks not found so are more than an eighth (new
+ * between), or farther on once after a few misses in a row (a run of
+ * stacks gone), else, once the stacks not found so are more than an eighth (new
  * ones) or PREV_LOST in a row (the window before's rows left far
  * behind), by the index. */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
@@ -113,7 +114,7 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 	if (*at < p->n && p->stacks[*at] == stack)
 		return prev_found(p, *at, at);
 	if (!p->indexed) {
-		size_t reach = p->lost < PREV_ASTRAY ? PREV_NEAR : PREV_FAR;
+		size_t reach = p->lost == PREV_ASTRAY ? PREV_FAR : PREV_NEAR;
 
 		for (i = *at + 1; i < p->n && i <= *at + reach; i++)
 			if (p->stacks[i] == stack)
@@ -140,7 +141,9 @@ static enum status sums_room(struct tree *t)
 	             sizeof(*t->pre)))
 		return STATUS_NOMEM;
 	if (!t->sums_next) {
-		memset(t->pre, 0, TREE_SUMS * sizeof(*t->pre));
+		t->pre_rows = n + 1;
+		for (int k = 0; k < TREE_SUMS; k++)
+			t->pre[(size_t)k * t->pre_rows] = 0;
 		t->sums_wrapped = 0;
 	}
 	return STATUS_OK;
@@ -150,14 +153,14 @@ static enum status sums_room(struct tree *t)
 static inline void sum_row(struct tree *t, size_t r)
 {
 	const struct fold_row *row = &t->w->rows[r];
-	const uint64_t *p = t->pre + r * TREE_SUMS;
-	uint64_t *q = t->pre + (r + 1) * TREE_SUMS;
+	uint64_t *p = t->pre + r;
+	size_t n = t->pre_rows;
 
-	for (int k = 0; k < METRIC_COUNT; k++) {
-		q[k] = p[k] + row->m.v[k];
-		t->sums_wrapped |= (unsigned)(q[k] < p[k]) << k;
+	for (int k = 0; k < METRIC_COUNT; k++, p += n) {
+		p[1] = p[0] + row->m.v[k];
+		t->sums_wrapped |= (unsigned)(p[1] < p[0]) << k;
 	}
-	q[METRIC_COUNT] = p[METRIC_COUNT] + row->tasks;
+	p[1] = p[0] + row->tasks;
 }
 
 enum status tree_sums(struct tree *t)

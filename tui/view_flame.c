@@ -63,7 +63,7 @@ static uint32_t row_at(const struct tree *t, enum metric metric, uint32_t r0,
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (t->pre[(size_t)mid * TREE_SUMS + metric] < target)
+		if (tree_sum(t, metric, mid) < target)
 			lo = mid;
 		else
 			hi = mid;
@@ -79,7 +79,6 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 {
 	const struct tree_node *n = &t->nodes[node];
 	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1;
-	const uint64_t *pre = t->pre;
 	uint64_t from, span;
 	size_t nr = 0;
 
@@ -89,13 +88,12 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 	/* every callee wanted, or a sum that wrapped: each row decides */
 	if (!min || r0 >= r1 || ((t->sums_wrapped >> metric) & 1))
 		return tree_wide_children(t, node, metric, min);
-	from = pre[(size_t)r0 * TREE_SUMS + metric];
-	span = pre[(size_t)r1 * TREE_SUMS + metric] - from;
+	from = tree_sum(t, metric, r0);
+	span = tree_sum(t, metric, r1) - from;
 	for (uint64_t k = 1; k <= span / min;) {
 		uint32_t p = row_at(t, metric, r0, r1, from + k * min);
 		uint32_t frame, a, b, d, last;
 		const uint32_t *fp = tree_rows_frames(t, p, &d);
-		const uint64_t *pa, *pb;
 		struct tree_run *u;
 
 		if (d <= depth) { /* the node's own figures */
@@ -105,11 +103,9 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 		frame = fp[depth];
 		a = tree_run_start(t, depth, frame, r0, p);
 		b = tree_run_end(t, depth, frame, p, r1);
-		pa = pre + (size_t)a * TREE_SUMS;
-		pb = pre + (size_t)b * TREE_SUMS;
 		/* the next multiple past this run */
-		k = (pb[metric] - from) / min + 1;
-		if (pb[metric] - pa[metric] < min)
+		k = (tree_sum(t, metric, b) - from) / min + 1;
+		if (tree_sum(t, metric, b) - tree_sum(t, metric, a) < min)
 			continue;
 		if (mem_grow(&f->runs, &f->runs_cap, nr + 1, sizeof(*f->runs)))
 			return STATUS_NOMEM;
@@ -120,10 +116,10 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 			                .r0 = a,
 			                .r1 = b,
 			                .kids = last > depth + 1,
-			                .tasks = pb[METRIC_COUNT] -
-			                         pa[METRIC_COUNT] };
+			                .tasks = tree_sum(t, METRIC_COUNT, b) -
+			                         tree_sum(t, METRIC_COUNT, a) };
 		for (int m = 0; m < METRIC_COUNT; m++)
-			u->m.v[m] = pb[m] - pa[m];
+			u->m.v[m] = tree_sum(t, m, b) - tree_sum(t, m, a);
 	}
 	return tree_wide_runs(t, node, metric, min, f->runs, nr);
 }

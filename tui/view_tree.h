@@ -125,13 +125,15 @@ struct tree {
 	uint32_t *frames;
 	size_t frames_cap;
 	/* per row, the sums of the rows before it (each metric's, then the
-	 * tasks: TREE_SUMS a row), wrapping as nodes' sums do, so a run of
-	 * rows is summed in two reads: made with the rows' lookup (which
-	 * reads each row anyway) or, for the flame, alone (tree_sums); the
-	 * rows before sums_next summed, sums_wrapped a bit per metric whose
-	 * running sum wrapped (not monotonic) */
+	 * tasks: TREE_SUMS sums, each of the window's rows and one more side
+	 * by side, pre_rows apart, so the keys of one weighting are read in
+	 * turn; tree_sum), wrapping as nodes' sums do, so a run of rows is
+	 * summed in two reads: made with the rows' lookup (which reads each
+	 * row anyway) or, for the flame, alone (tree_sums); the rows before
+	 * sums_next summed, sums_wrapped a bit per metric whose running sum
+	 * wrapped (not monotonic) */
 	uint64_t *pre;
-	size_t pre_cap, sums_next;
+	size_t pre_cap, pre_rows, sums_next;
 	unsigned sums_wrapped;
 	/* the frames each row adds to the tree after the row before it,
 	 * summed over the rows before (fresh[r] for rows [0, r)): made with
@@ -213,8 +215,13 @@ bool tree_rows_wanted(const struct tree *t, const struct model *m,
 const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
                                  uint32_t *depth);
 
-/* Sums a row of pre holds. */
+/* The sums pre holds per row: the metrics', then the tasks'. */
 #define TREE_SUMS (METRIC_COUNT + 1)
+/* Sum k (a metric, or METRIC_COUNT the tasks) of the rows before row r. */
+static inline uint64_t tree_sum(const struct tree *t, int k, size_t r)
+{
+	return t->pre[(size_t)k * t->pre_rows + r];
+}
 /* Makes pre whole for t's window (the rows the lookup has not summed),
  * without looking any row's frames up: what the flame's binary searches
  * read.  STATUS_NOMEM.  tree_rows.c. */
