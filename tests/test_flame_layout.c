@@ -167,10 +167,10 @@ START_TEST(flame_layout_is_the_full_scan)
 }
 END_TEST
 
-/* The flame's first draw looks up only the rows it reads; the tree's
- * first scan of rows then makes every row's frames, each the model's
- * stack, and its steps (between keys) copy them side by side in row
- * order. */
+/* The flame's first draw looks up only the rows it reads (and sums them
+ * all); the tree's first scan of rows then makes every row's frames, each
+ * the model's stack, and its steps (between keys) copy them side by side
+ * in row order. */
 START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
 {
 	struct model *m = tm_mk(2, 0, 0, 0, 0);
@@ -187,6 +187,18 @@ START_TEST(flame_first_draw_leaves_row_frames_to_the_tree)
 	ck_assert(!t.rows_known);
 	ck_assert_int_eq(tree_children(&t, 0), STATUS_OK);
 	ck_assert(t.rows_known);
+	/* the running sums the flame made (no row looked up), which the
+	 * lookup then left as they were, are every row's */
+	ck_assert_uint_eq(t.sums_next, w->nrows);
+	for (size_t r = 0; r < w->nrows; r++) {
+		for (int k = 0; k < METRIC_COUNT; k++)
+			ck_assert_uint_eq(tree_sum(&t, k, r + 1) -
+			                      tree_sum(&t, k, r),
+			                  w->rows[r].m.v[k]);
+		ck_assert_uint_eq(tree_sum(&t, METRIC_COUNT, r + 1) -
+		                      tree_sum(&t, METRIC_COUNT, r),
+		                  w->rows[r].tasks);
+	}
 	for (int copied = 0; copied < 2; copied++) {
 		bool done = false;
 

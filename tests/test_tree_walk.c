@@ -2,7 +2,8 @@
  * expansions, collapses, weightings and pages, every row found by the
  * counts (tree_row) and every row of the page is the one a full
  * flattening of the expanded tree, each level sorted, puts there; and
- * the same split by task name, where a stack has a row per name. */
+ * the same split by task name, where a stack has a row per name (its
+ * rows, made at once or by steps, in test_tree_rows.c). */
 #include <check.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 
 #include "model/model.h"
 #include "tests/screen_util.h"
+#include "tests/tree_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
 #include "tui/tree_parts.h"
@@ -19,14 +21,6 @@
 
 /* Few frame names and small figures: many shared prefixes, many ties. */
 static const char *const names[] = { "a", "b", "c", "d" };
-
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 /* Whether each node shows its callees, by the last flatten. */
 static bool shows[SU_ROWS * SU_DEPTH + 1];
@@ -43,40 +37,6 @@ struct want {
 static struct want want[SU_ROWS * SU_DEPTH + 1024];
 static size_t leafy_met, leafy_named;
 
-/* Whether the windows are split by task name: the tree is then given the
- * latest window so derived (split, made from split_of). */
-static bool by_name;
-static const struct window *split, *split_of;
-
-/* The window the tree shows: the latest, split by name when by_name. */
-static const struct window *shown_window(const struct app *a)
-{
-	const struct window *w = model_latest(a->m), *old = split;
-
-	if (!by_name)
-		return w;
-	if (split_of != w) {
-		/* the one before freed after: never the same address */
-		ck_assert_int_eq(
-		    model_group(a->m, w,
-		                (struct grouping){ .key = GROUP_SPAWN,
-		                                   .by_name = true },
-		                &split),
-		    STATUS_OK);
-		split_of = w;
-		model_group_free(old);
-	}
-	return split;
-}
-
-/* Forgets the split window (before the model goes). */
-static void shown_fini(void)
-{
-	model_group_free(split);
-	split = split_of = NULL;
-	by_name = false;
-}
-
 /* Whether the viewer's steps between keys run before each update (the
  * rows made a few at a time, whole or not), and their random state. */
 static bool stepping;
@@ -87,12 +47,12 @@ static uint64_t step_rnd = 0x5851F42D4C957F2Du;
  * (a new window may have come since: the key begins again). */
 static void pause_steps(const struct app *a, struct tree *t)
 {
-	for (int k = stepping ? (int)(rnd(&step_rnd) % 4) : 0;
+	for (int k = stepping ? (int)(tru_rnd(&step_rnd) % 4) : 0;
 	     k > 0 && tree_rows_wanted(t, a->m, t->w); k--) {
 		bool done;
 
 		ck_assert_int_eq(
-		    tree_rows_step(t, 1 + rnd(&step_rnd) % 40, &done),
+		    tree_rows_step(t, 1 + tru_rnd(&step_rnd) % 40, &done),
 		    STATUS_OK);
 		ck_assert(!done || (t->rows_known && t->copied));
 	}
@@ -206,18 +166,18 @@ static size_t flatten(struct tree *t, uint32_t node, bool all,
 /* Random stacks, 1 to 6 frames deep, into rows; returns how many. */
 static size_t random_rows(struct su_row *rows, uint64_t *s)
 {
-	size_t n = 1 + rnd(s) % SU_ROWS;
+	size_t n = 1 + tru_rnd(s) % SU_ROWS;
 
 	memset(rows, 0, SU_ROWS * sizeof(*rows));
 	for (size_t r = 0; r < n; r++) {
-		size_t d = 1 + rnd(s) % 6;
+		size_t d = 1 + tru_rnd(s) % 6;
 
 		for (size_t f = 0; f < d; f++)
-			rows[r].frames[f] = names[rnd(s) % 4];
-		rows[r].task = by_name && rnd(s) % 2 ? "u" : "t";
+			rows[r].frames[f] = names[tru_rnd(s) % 4];
+		rows[r].task = tru_by_name && tru_rnd(s) % 2 ? "u" : "t";
 		for (int m = 0; m < METRIC_COUNT; m++)
-			rows[r].v[m] = rnd(s) % 4;
-		rows[r].tasks = 1 + rnd(s) % 3;
+			rows[r].v[m] = tru_rnd(s) % 4;
+		rows[r].tasks = 1 + tru_rnd(s) % 3;
 	}
 	return n;
 }
@@ -303,15 +263,15 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 	size_t shown = 0;
 
 	for (int op = 0; op < 40; op++) {
-		enum metric metric = (enum metric)(rnd(s) % METRIC_COUNT);
-		bool ascending = rnd(s) % 4 == 0;
+		enum metric metric = (enum metric)(tru_rnd(s) % METRIC_COUNT);
+		bool ascending = tru_rnd(s) % 4 == 0;
 		uint64_t path;
-		bool reorder = op && rnd(s) % 3 == 0;
+		bool reorder = op && tru_rnd(s) % 3 == 0;
 
-		t->page = 1 + rnd(s) % 12;
+		t->page = 1 + tru_rnd(s) % 12;
 		pause_steps(a, t);
 		ck_assert_int_eq(
-		    tree_update(t, a->m, shown_window(a), metric, ascending),
+		    tree_update(t, a->m, tru_shown(a), metric, ascending),
 		    STATUS_OK);
 		check_rows(t, metric, ascending);
 		shown += t->nshown;
@@ -320,7 +280,7 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 			/* another weighting: the selection keeps its path */
 			metric = (enum metric)((metric + 1) % METRIC_COUNT);
 			pause_steps(a, t);
-			ck_assert_int_eq(tree_update(t, a->m, shown_window(a),
+			ck_assert_int_eq(tree_update(t, a->m, tru_shown(a),
 			                             metric, !ascending),
 			                 STATUS_OK);
 			check_rows(t, metric, !ascending);
@@ -329,22 +289,22 @@ static size_t random_keys(struct app *a, struct tree *t, uint64_t *s,
 		}
 		/* the flame lays out some frames of the same tree: only
 		 * their callees a column wide, or all when they are few */
-		if (rnd(s) % 4 == 0 && t->n)
+		if (tru_rnd(s) % 4 == 0 && t->n)
 			ck_assert_int_eq(
-			    tree_wide_children(t, (uint32_t)(rnd(s) % t->n),
-			                       metric, rnd(s) % 6),
+			    tree_wide_children(t, (uint32_t)(tru_rnd(s) % t->n),
+			                       metric, tru_rnd(s) % 6),
 			    STATUS_OK);
-		switch (rnd(s) % 4) {
+		switch (tru_rnd(s) % 4) {
 		case 0:
-			tree_expand(t, rnd(s) % 3 == 0);
+			tree_expand(t, tru_rnd(s) % 3 == 0);
 			break;
 		case 1:
 			tree_collapse(t);
 			break;
 		default:
-			tree_move(t,
-			          (long)(rnd(s) % (2 * (uint64_t)reach + 1)) -
-			              reach);
+			tree_move(
+			    t, (long)(tru_rnd(s) % (2 * (uint64_t)reach + 1)) -
+			           reach);
 			break;
 		}
 	}
@@ -363,7 +323,7 @@ static void random_trees(int i)
 	tree_init(&t);
 	for (int w = 0; w < 4; w++) {
 		random_window(&a, &s, T0 + w * 5 * SEC, w % 2 == 0);
-		t.page = 1 + rnd(&s) % 12;
+		t.page = 1 + tru_rnd(&s) % 12;
 		ck_assert_int_eq(
 		    tree_update(&t, a.m, model_latest(a.m), METRIC_BUSY, false),
 		    STATUS_OK);
@@ -379,7 +339,7 @@ static void random_trees(int i)
 	ck_assert_uint_gt(shown, 40 * 4);
 	ck_assert_uint_gt(chains, 0);
 	tree_fini(&t);
-	shown_fini();
+	tru_shown_fini();
 	app_fini(&a);
 }
 
@@ -392,46 +352,10 @@ END_TEST
 /* The same split by task name: a stack's rows side by side. */
 START_TEST(tree_walk_split_by_name)
 {
-	by_name = true;
+	tru_by_name = true;
 	random_trees(_i);
 }
 END_TEST
-
-/* A window of up to WIDE_ROWS stacks under one root, through one of two
- * middle frames, most ending in a leaf of their own: frames with
- * hundreds of callees, which keep them ranked in an array.  With by_name
- * a stack has 1 to 3 task names, a sample each. */
-#define WIDE_ROWS 400
-static void wide_window(struct app *a, uint64_t *s, int64_t start)
-{
-	static const char *const tasks[] = { "t", "u", "v" };
-	static struct sample smp[3 * WIDE_ROWS];
-	static struct strview f[WIDE_ROWS][3];
-	static char leaf[WIDE_ROWS][16];
-	struct window_meta meta = { .time_nanos = start,
-		                    .duration_nanos = 5 * SEC,
-		                    .requested_nanos = 5 * SEC };
-	size_t n = 100 + rnd(s) % (WIDE_ROWS - 100), ns = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t nn = by_name ? 1 + rnd(s) % 3 : 1, depth;
-
-		snprintf(leaf[i], sizeof(leaf[i]), "leaf_%zu", i);
-		f[i][0] = sv_c("root");
-		f[i][1] = sv_c(rnd(s) % 8 ? "mid" : "side");
-		f[i][2] = sv_c(leaf[i]);
-		depth = 1 + (rnd(s) % 16 != 0) + (rnd(s) % 16 != 0);
-		for (size_t k = 0; k < nn; k++, ns++) {
-			smp[ns] = (struct sample){ .frames = f[i],
-				                   .depth = depth,
-				                   .task = sv_c(tasks[k]),
-				                   .tasks = 1 + k };
-			for (int m = 0; m < METRIC_COUNT; m++)
-				smp[ns].m.v[m] = rnd(s) % 8;
-		}
-	}
-	ck_assert_int_eq(app_commit(a, smp, ns, &meta), STATUS_OK);
-}
 
 /* The same against frames with hundreds of callees, with moves that jump
  * far (End, PgDn). */
@@ -446,7 +370,7 @@ START_TEST(tree_walk_many_callees)
 	tree_init(&t);
 	leafy_met = 0;
 	for (int w = 0; w < 3; w++) {
-		wide_window(&a, &s, T0 + w * 5 * SEC);
+		tru_wide_window(&a, &s, T0 + w * 5 * SEC);
 		shown += random_keys(&a, &t, &s, 300);
 	}
 	ck_assert_uint_gt(shown, 40 * 3 * 3);
@@ -493,9 +417,8 @@ static void select_row(struct tree *t, size_t i)
 static void update_check(struct app *a, struct tree *t)
 {
 	pause_steps(a, t);
-	ck_assert_int_eq(
-	    tree_update(t, a->m, shown_window(a), METRIC_BUSY, false),
-	    STATUS_OK);
+	ck_assert_int_eq(tree_update(t, a->m, tru_shown(a), METRIC_BUSY, false),
+	                 STATUS_OK);
 	check_rows(t, METRIC_BUSY, false);
 }
 
@@ -515,7 +438,7 @@ START_TEST(tree_walk_expand_all_then_change)
 	su_app(&a);
 	tree_init(&t);
 	su_commit(&a, rows, n, T0);
-	t.page = 1 + rnd(&s) % 12;
+	t.page = 1 + tru_rnd(&s) % 12;
 	update_check(&a, &t);
 	for (size_t i = 0; i < t.nshown; i++) {
 		if (t.nodes[tree_row(&t, i)].depth != 1)
@@ -526,7 +449,7 @@ START_TEST(tree_walk_expand_all_then_change)
 	}
 	ck_assert_uint_eq(t.nshown, prefixes(a.m, model_latest(a.m)));
 	for (int op = 0; op < 3; op++) {
-		select_row(&t, rnd(&s) % t.nshown);
+		select_row(&t, tru_rnd(&s) % t.nshown);
 		if (op == 0)
 			tree_collapse(&t);
 		else
@@ -550,9 +473,8 @@ static size_t update_check_by(struct app *a, struct tree *t, enum metric metric,
                               bool ascending)
 {
 	pause_steps(a, t);
-	ck_assert_int_eq(
-	    tree_update(t, a->m, shown_window(a), metric, ascending),
-	    STATUS_OK);
+	ck_assert_int_eq(tree_update(t, a->m, tru_shown(a), metric, ascending),
+	                 STATUS_OK);
 	check_rows(t, metric, ascending);
 	return t->nshown;
 }
@@ -577,8 +499,8 @@ static void leafy_windows(int seed)
 		uint64_t path = t.sel_path;
 		size_t n;
 
-		wide_window(&a, &s, T0 + w * 5 * SEC);
-		t.page = 1 + rnd(&s) % 12;
+		tru_wide_window(&a, &s, T0 + w * 5 * SEC);
+		t.page = 1 + tru_rnd(&s) % 12;
 		n = update_check_by(&a, &t, metric, ascending);
 		/* the selection kept by its path where the window has it */
 		for (size_t i = 0; w && i < n; i++)
@@ -589,29 +511,29 @@ static void leafy_windows(int seed)
 		n = update_check_by(&a, &t, metric, ascending);
 		select_row(&t, n - 1);
 		(void)update_check_by(&a, &t, metric, ascending);
-		tree_move(&t, -(long)(rnd(&s) % 40));
+		tree_move(&t, -(long)(tru_rnd(&s) % 40));
 		(void)update_check_by(&a, &t, metric, ascending);
 		tree_collapse(&t);
 		(void)update_check_by(&a, &t, metric, ascending);
-		if (rnd(&s) % 2 && t.n)
-			ck_assert_int_eq(
-			    tree_wide_children(&t, (uint32_t)(rnd(&s) % t.n),
-			                       metric, rnd(&s) % 6),
-			    STATUS_OK);
+		if (tru_rnd(&s) % 2 && t.n)
+			ck_assert_int_eq(tree_wide_children(
+			                     &t, (uint32_t)(tru_rnd(&s) % t.n),
+			                     metric, tru_rnd(&s) % 6),
+			                 STATUS_OK);
 		tree_collapse(&t);
 		(void)update_check_by(&a, &t, metric, ascending);
 		metric = (enum metric)((metric + 1) % METRIC_COUNT);
-		ascending = rnd(&s) % 3 == 0;
+		ascending = tru_rnd(&s) % 3 == 0;
 		(void)update_check_by(&a, &t, metric, ascending);
 		tree_expand(&t, false);
 		n = update_check_by(&a, &t, metric, ascending);
 		/* a leaf selected, mostly, for the next window */
-		select_row(&t, rnd(&s) % n);
+		select_row(&t, tru_rnd(&s) % n);
 		(void)update_check_by(&a, &t, metric, ascending);
 	}
 	ck_assert_uint_gt(leafy_met, 0);
 	tree_fini(&t);
-	shown_fini();
+	tru_shown_fini();
 	app_fini(&a);
 }
 
@@ -625,7 +547,7 @@ END_TEST
  * some of several rows. */
 START_TEST(tree_walk_leafy_split_by_name)
 {
-	by_name = true;
+	tru_by_name = true;
 	leafy_named = 0;
 	leafy_windows(_i);
 	ck_assert_uint_gt(leafy_named, 0);
@@ -638,199 +560,11 @@ START_TEST(tree_walk_steps_between_keys)
 {
 	stepping = true;
 	step_rnd += (uint64_t)_i;
-	by_name = _i % 2;
+	tru_by_name = _i % 2;
 	if (_i % 4 < 2)
 		random_trees(_i);
 	else
 		leafy_windows(_i);
-}
-END_TEST
-
-/* t's rows are made (rows_known): each row's stack and frames are the
- * window's, and copied side by side in row order when t says so. */
-static void check_frames(const struct tree *t)
-{
-	ck_assert(t->rows_known);
-	for (uint32_t r = 0; r < t->w->nrows; r++) {
-		size_t d = 0;
-		const uint32_t *f = model_stack(t->m, t->w->rows[r].stack, &d);
-
-		ck_assert_uint_eq(t->stacks[r], t->w->rows[r].stack);
-		ck_assert_uint_eq(t->rowd[r], d);
-		ck_assert(!memcmp(t->rowf[r], f, d * sizeof(*f)));
-		if (t->copied && r)
-			ck_assert(t->rowf[r] ==
-			          t->rowf[r - 1] + t->rowd[r - 1]);
-	}
-}
-
-/* The rows made a step at a time (steps of 1 to 64 rows) are those made
- * in one step, on windows sharing most stacks (made from the window
- * before's copy), split by name or not, and a key may read them as soon
- * as they are looked up, copied in part or not; now and then another
- * window arrives mid-way, and the steps begin again on it. */
-START_TEST(tree_rows_steps_equal_whole)
-{
-	uint64_t s = 0xA0761D6478BD642Fu + (uint64_t)_i;
-	struct app a;
-	struct tree whole, steps;
-	size_t cut = 0, took = 0, partly = 0;
-
-	su_app(&a);
-	tree_init(&whole);
-	tree_init(&steps);
-	by_name = _i % 2;
-	for (int w = 0; w < 6; w++) {
-		const struct window *win;
-		/* the third window in steps of a few rows: cut short */
-		size_t budget = 1 + rnd(&s) % (w == 2 ? 8 : 64), k = 0;
-		bool done = false;
-
-		wide_window(&a, &s, T0 + w * 5 * SEC);
-		win = shown_window(&a);
-		ck_assert_int_eq(tree_sync(&steps, a.m, win), STATUS_OK);
-		while (!done) {
-			ck_assert(tree_rows_wanted(&steps, a.m, win));
-			ck_assert_int_eq(tree_rows_step(&steps, budget, &done),
-			                 STATUS_OK);
-			took++;
-			if (steps.rows_known && !done) {
-				check_frames(&steps);
-				partly++;
-			}
-			/* another window mid-way, now and then */
-			if (!done && ++k == 3 && (w == 2 || rnd(&s) % 3 == 0)) {
-				wide_window(&a, &s, T0 + (w * 5 + 1) * SEC);
-				win = shown_window(&a);
-				ck_assert_int_eq(tree_sync(&steps, a.m, win),
-				                 STATUS_OK);
-				cut++;
-			}
-		}
-		ck_assert(!tree_rows_wanted(&steps, a.m, win));
-		ck_assert(steps.copied);
-		check_frames(&steps);
-		ck_assert_int_eq(tree_sync(&whole, a.m, win), STATUS_OK);
-		ck_assert_int_eq(tree_rows_step(&whole, SIZE_MAX, &done),
-		                 STATUS_OK);
-		ck_assert(done && whole.copied);
-		check_frames(&whole);
-		/* made: a key makes nothing more */
-		ck_assert_int_eq(tree_rows_make(&steps), STATUS_OK);
-		check_frames(&steps);
-	}
-	ck_assert_uint_gt(took, 6);
-	ck_assert_uint_gt(cut, 0);
-	ck_assert_uint_gt(partly, 0);
-	tree_fini(&whole);
-	tree_fini(&steps);
-	shown_fini();
-	app_fini(&a);
-}
-END_TEST
-
-/* A key that comes before the steps are done finds the rows looked up
- * (tree_rows_make goes on from the last step, without the copy), and the
- * steps after it copy them. */
-START_TEST(tree_rows_key_between_steps)
-{
-	uint64_t s = 0x1D8E4E27C47D124Fu + (uint64_t)_i;
-	struct app a;
-	struct tree t;
-
-	su_app(&a);
-	tree_init(&t);
-	by_name = _i % 2;
-	for (int w = 0; w < 4; w++) {
-		const struct window *win;
-		bool done = false;
-		int k = (int)(rnd(&s) % 4);
-
-		wide_window(&a, &s, T0 + w * 5 * SEC);
-		win = shown_window(&a);
-		ck_assert_int_eq(tree_sync(&t, a.m, win), STATUS_OK);
-		while (k-- > 0)
-			ck_assert_int_eq(
-			    tree_rows_step(&t, 1 + rnd(&s) % 64, &done),
-			    STATUS_OK);
-		ck_assert_int_eq(tree_rows_make(&t), STATUS_OK);
-		check_frames(&t);
-		ck_assert(tree_rows_wanted(&t, a.m, win) == !t.copied);
-		while (tree_rows_wanted(&t, a.m, win))
-			ck_assert_int_eq(
-			    tree_rows_step(&t, 1 + rnd(&s) % 64, &done),
-			    STATUS_OK);
-		ck_assert(done && t.copied);
-		check_frames(&t);
-	}
-	tree_fini(&t);
-	shown_fini();
-	app_fini(&a);
-}
-END_TEST
-
-/* Renders a at 80x24. */
-static void render(struct app *a)
-{
-	struct buf b;
-
-	buf_init(&b);
-	su_screen(a, 80, 24, &b);
-	buf_fini(&b);
-}
-
-/* The steps between keys until none is left (the table's order of a
- * window just arrived, put in place about its page only, among them). */
-static void finish_idle(struct app *a)
-{
-	for (int steps = 0; app_idle_pending(a); steps++) {
-		ck_assert_int_lt(steps, 100000);
-		app_idle(a);
-	}
-}
-
-/* The viewer makes the tree's rows between keys only while the tree
- * shows: t on a window (its top one frame, no row read), the steps until
- * none is left (a few, of 8 rows), then * finds them made; Esc, a new
- * window, nothing of the tree's to make; t again (nothing expanded),
- * they are wanted again. */
-START_TEST(tree_rows_made_between_keys_while_shown)
-{
-	uint64_t s = 0x2D358DCCAA6C78A5u;
-	struct app a;
-	int steps = 0;
-
-	su_app(&a);
-	a.idle_rows = 8;
-	wide_window(&a, &s, T0);
-	render(&a);
-	finish_idle(&a);
-	ck_assert(!a.tree.rows_known);
-	(void)app_key(&a, 't');
-	render(&a);
-	ck_assert(!a.tree.rows_known);
-	while (app_idle_pending(&a)) {
-		ck_assert_int_lt(steps++, 1000);
-		app_idle(&a);
-	}
-	ck_assert_int_gt(steps, 10);
-	ck_assert(a.tree.rows_known);
-	(void)app_key(&a, '*');
-	render(&a);
-	ck_assert(a.tree.rows_known);
-	ck_assert_uint_gt(a.tree.nshown, 100);
-	(void)app_key(&a, KC_ESC);
-	render(&a);
-	wide_window(&a, &s, T0 + 5 * SEC);
-	render(&a);
-	finish_idle(&a);
-	/* nothing expanded (* is kept by path: t would make the rows) */
-	tree_paths_clear(&a.tree.open);
-	tree_paths_clear(&a.tree.open_all);
-	(void)app_key(&a, 't');
-	render(&a);
-	ck_assert(app_idle_pending(&a));
-	app_fini(&a);
 }
 END_TEST
 
@@ -853,11 +587,6 @@ Suite *suite_tree_walk(void)
 	                    TU_PROP_RUNS(40));
 	tcase_add_loop_test(tc, tree_walk_steps_between_keys, 0,
 	                    TU_PROP_RUNS(40));
-	tcase_add_loop_test(tc, tree_rows_steps_equal_whole, 0,
-	                    TU_PROP_RUNS(20));
-	tcase_add_loop_test(tc, tree_rows_key_between_steps, 0,
-	                    TU_PROP_RUNS(20));
-	tcase_add_test(tc, tree_rows_made_between_keys_while_shown);
 	suite_add_tcase(s, tc);
 	return s;
 }

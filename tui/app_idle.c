@@ -2,7 +2,7 @@
  * time.  While the filter's prompt waits for its first key, the filter's
  * index of the shown window (tui/view_search.c), so that key only
  * searches (before any '/', a large window's too, last: see app_idle).
- * While the tree shows, its window's rows looked up and
+ * While the tree (or the flame) shows, its window's rows looked up and
  * copied side by side (tree_rows_step), so that the first key that scans
  * them (*, or a frame of several callees opened) finds them made.  The
  * table's order that going back to it needs, sorted
@@ -80,11 +80,14 @@ static bool compare_wanted(const struct app *a, const struct window **cur,
 	return true;
 }
 
-/* The tree shows, and the rows of the window it was built for (the shown
- * one) are not made yet. */
+/* The tree or the flame (which lays the tree out) shows, and the rows of
+ * the window it was built for (the shown one) are not made yet: the
+ * flame's binary searches then read them side by side, and a later
+ * window takes its frames from their copy, as after the tree. */
 static bool tree_wanted(const struct app *a)
 {
-	return a->body == APP_BODY_TREE && !app_showing_progress(a) &&
+	return (a->body == APP_BODY_TREE || a->body == APP_BODY_FLAME) &&
+	       !app_showing_progress(a) &&
 	       tree_rows_wanted(&a->tree, a->m, app_shown(a));
 }
 

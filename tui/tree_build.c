@@ -66,11 +66,68 @@ static uint32_t new_node(struct tree *t, uint32_t parent, uint32_t frame)
 	return id;
 }
 
-static void add_to(struct tree_node *n, const struct fold_row *r)
+/* Node id's sums: those of rows [r0, r1), from the running sums (made
+ * whole: the rows are looked up). */
+static void sums_of(struct tree *t, uint32_t id, uint32_t r0, uint32_t r1)
 {
+	struct tree_node *n = &t->nodes[id];
+
 	for (int i = 0; i < METRIC_COUNT; i++)
-		n->m.v[i] += r->m.v[i];
-	n->tasks += r->tasks;
+		n->m.v[i] = tree_sum(t, i, r1) - tree_sum(t, i, r0);
+	n->tasks =
+	    tree_sum(t, METRIC_COUNT, r1) - tree_sum(t, METRIC_COUNT, r0);
+}
+
+/* Whether row r has frame at depth (it is under the callee's node). */
+static bool in_run(const struct tree *t, uint32_t r, uint32_t depth,
+                   uint32_t frame)
+{
+	uint32_t d;
+	const uint32_t *f = tree_rows_frames(t, r, &d);
+
+	return d > depth && f[depth] == frame;
+}
+
+uint32_t tree_run_start(const struct tree *t, uint32_t depth, uint32_t frame,
+                        uint32_t r0, uint32_t p)
+{
+	uint32_t good = p, step = 1, lo;
+
+	while (good - r0 >= step && in_run(t, good - step, depth, frame)) {
+		good -= step;
+		step = step <= UINT32_MAX / 2 ? step * 2 : step;
+	}
+	lo = good - r0 >= step ? good - step + 1 : r0;
+	while (lo < good) {
+		uint32_t mid = lo + (good - lo) / 2;
+
+		if (in_run(t, mid, depth, frame))
+			good = mid;
+		else
+			lo = mid + 1;
+	}
+	return good;
+}
+
+uint32_t tree_run_end(const struct tree *t, uint32_t depth, uint32_t frame,
+                      uint32_t p, uint32_t r1)
+{
+	uint32_t good = p, step = 1, hi;
+
+	while (r1 - 1 - good >= step && in_run(t, good + step, depth, frame)) {
+		good += step;
+		step = step <= UINT32_MAX / 2 ? step * 2 : step;
+	}
+	hi = r1 - 1 - good >= step ? good + step : r1;
+	while (good + 1 < hi) {
+		uint32_t mid = good + (hi - good) / 2;
+
+		if (in_run(t, mid, depth, frame))
+			good = mid;
+		else
+			hi = mid;
+	}
+	return good + 1;
 }
 
 uint64_t tree_path(const uint32_t *frames, size_t n)
@@ -88,7 +145,7 @@ enum status tree_build_root(struct tree *t, const struct window *w)
 
 	t->n = 0;
 	t->nranked = 0;
-	t->fresh_ok = false;
+	t->sums_next = 0;
 	t->rows_known = false;
 	t->rows_begun = t->rows_copying = t->rows_failed = false;
 	t->lkeys_node = TREE_NONE; /* its nodes are new */
@@ -255,45 +312,46 @@ uint32_t tree_leaf(struct tree *t, uint32_t node, uint32_t r)
 	c->r1 = tree_leafy_end(t, &t->nodes[node], r);
 	c->leaf = true;
 	c->rank_order = 0;
-	for (uint32_t k = r; k < c->r1; k++)
-		add_to(c, &t->w->rows[k]);
+	sums_of(t, id, r, c->r1);
 	t->leaf_of[r] = id;
 	return id;
 }
 
 enum status tree_children(struct tree *t, uint32_t node)
 {
-	const struct window *w = t->w;
-	uint32_t depth = t->nodes[node].depth, cur = TREE_NONE;
+	uint32_t depth = t->nodes[node].depth, r, r1;
 
-	if (t->nodes[node].built || !w)
+	if (t->nodes[node].built || !t->w)
 		return STATUS_OK;
 	if (one_callee(t, node))
 		return only_callee(t, node);
 	if (tree_rows_make(t) != STATUS_OK)
 		return STATUS_NOMEM;
 	unlink_callees(t, node);
-	for (uint32_t r = t->nodes[node].r0; r < t->nodes[node].r1; r++) {
-		size_t d = t->rowd[r];
-		const uint32_t *f = t->rowf[r];
-		struct tree_node *c;
+	r = t->nodes[node].r0;
+	r1 = t->nodes[node].r1;
+	/* each callee a run of rows, found from a few of them (galloping),
+	 * summed in two reads; the stacks that end here (their figures the
+	 * node's own) sort first */
+	while (r < r1) {
+		uint32_t frame, e, c;
 
-		/* a stack that ends here: its figures are the node's own */
-		if (d <= depth)
+		if (t->rowd[r] <= depth) {
+			r++;
 			continue;
-		if (cur == TREE_NONE || t->nodes[cur].frame != f[depth]) {
-			cur = new_node(t, node, f[depth]);
-			if (cur == TREE_NONE)
-				return STATUS_NOMEM;
-			t->nodes[cur].r0 = r;
 		}
-		c = &t->nodes[cur];
-		c->r1 = r + 1;
-		if (!c->kids && d > depth + 1) {
-			c->kids = true;
-			t->nodes[node].branches++;
-		}
-		add_to(c, &w->rows[r]);
+		frame = t->rowf[r][depth];
+		e = tree_run_end(t, depth, frame, r, r1);
+		c = new_node(t, node, frame);
+		if (c == TREE_NONE)
+			return STATUS_NOMEM;
+		t->nodes[c].r0 = r;
+		t->nodes[c].r1 = e;
+		/* a prefix sorts first: if a row goes deeper, the last does */
+		t->nodes[c].kids = t->rowd[e - 1] > depth + 1;
+		t->nodes[node].branches += t->nodes[c].kids;
+		sums_of(t, c, r, e);
+		r = e;
 	}
 	t->nodes[node].built = true;
 	return STATUS_OK;
@@ -319,8 +377,7 @@ static enum status run_node(struct tree *t, uint32_t node, const struct run *u)
 	cn->r1 = u->r1;
 	cn->kids = u->deeper;
 	t->nodes[node].branches += u->deeper;
-	for (uint32_t k = u->r0; k < u->r1; k++)
-		add_to(cn, &t->w->rows[k]);
+	sums_of(t, c, u->r0, u->r1);
 	return STATUS_OK;
 }
 

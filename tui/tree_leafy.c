@@ -15,15 +15,14 @@
 /* The key of the callee starting at row r of n, from its rows: the order
  * shown is by key, then by row, both descending (the later made first
  * among equals, as the sort of nodes leaves them).  Its value sums its
- * stack's rows (one unless split by task name) as a node's sums do. */
+ * stack's rows (one unless split by task name) as a node's sums do, from
+ * the running sums (two reads, not a row's 120 bytes each). */
 static inline uint64_t key_rows(const struct tree *t, const struct tree_node *n,
                                 uint32_t r)
 {
-	uint64_t v = t->w->rows[r].m.v[t->metric];
 	uint32_t e = tree_leafy_end(t, n, r);
+	uint64_t v = tree_sum(t, t->metric, e) - tree_sum(t, t->metric, r);
 
-	for (uint32_t k = r + 1; k < e; k++)
-		v += t->w->rows[k].m.v[t->metric];
 	return t->ascending ? ~v : v;
 }
 

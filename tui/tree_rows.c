@@ -11,6 +11,14 @@
 #define FRAMES_MAX ((size_t)1 << 24)
 /* How far on a stack of the window before is looked for in turn. */
 #define PREV_NEAR 64
+/* Stacks not found so near one after the other that say the rows of the
+ * window before were left behind (a run of its stacks gone, longer than
+ * PREV_NEAR rows: every stack after would miss too): the next is looked
+ * for PREV_FAR rows on (once: most misses are new stacks), and past
+ * PREV_LOST misses in a row, indexed. */
+#define PREV_ASTRAY 4
+#define PREV_FAR    4096
+#define PREV_LOST   16
 
 /* Keeps the rows just made (copied) as the window before's: the arrays
  * change places, so the next rows are made into the older ones. */
@@ -19,6 +27,7 @@ static void keep_prev(struct tree *t, size_t n)
 	struct tree_prev *p = &t->prev;
 	const uint32_t **rowf = t->rowf;
 	uint32_t *rowd = t->rowd, *frames = t->frames, *stacks = t->stacks;
+	uint32_t *fresh = t->fresh;
 	size_t c;
 
 	t->rowf = p->rowf;
@@ -29,13 +38,16 @@ static void keep_prev(struct tree *t, size_t n)
 	p->frames = frames;
 	t->stacks = p->stacks;
 	p->stacks = stacks;
+	t->fresh = p->fresh;
+	p->fresh = fresh;
 	c = t->rowf_cap, t->rowf_cap = p->rowf_cap, p->rowf_cap = c;
 	c = t->rowd_cap, t->rowd_cap = p->rowd_cap, p->rowd_cap = c;
 	c = t->frames_cap, t->frames_cap = p->frames_cap, p->frames_cap = c;
 	c = t->stacks_cap, t->stacks_cap = p->stacks_cap, p->stacks_cap = c;
+	c = t->fresh_cap, t->fresh_cap = p->fresh_cap, p->fresh_cap = c;
 	p->n = n;
 	p->indexed = false;
-	p->far = 0;
+	p->far = p->lost = 0;
 }
 
 static size_t slot_of(uint32_t stack, size_t mask)
@@ -43,60 +55,126 @@ static size_t slot_of(uint32_t stack, size_t mask)
 	return (size_t)(((uint64_t)stack * 0x9E3779B97F4A7C15u) >> 32) & mask;
 }
 
-/* Indexes the window before's rows by stack (the first row of each);
- * false out of memory. */
+/* Indexes the window before's rows by stack (the first row of each: a
+ * stack split by name has its rows side by side, and only the first is
+ * put, so the table is sized by stacks); false out of memory. */
 static bool index_prev(struct tree_prev *p)
 {
-	size_t cap = 16;
+	size_t cap = 16, heads = 0;
 
-	while (cap < 2 * p->n)
+	for (size_t r = 0; r < p->n; r++)
+		heads += !r || p->stacks[r] != p->stacks[r - 1];
+	while (cap < 2 * heads)
 		cap *= 2;
 	if (mem_grow(&p->index, &p->index_cap, cap, sizeof(*p->index)))
 		return false;
 	p->mask = cap - 1;
 	memset(p->index, 0xff, cap * sizeof(*p->index));
-	for (size_t r = p->n; r-- > 0;) {
-		size_t i = slot_of(p->stacks[r], p->mask);
+	for (size_t r = 0; r < p->n; r++) {
+		size_t i;
 
+		if (r && p->stacks[r] == p->stacks[r - 1])
+			continue;
+		i = slot_of(p->stacks[r], p->mask);
 		while (p->index[i] != UINT64_MAX &&
 		       (uint32_t)(p->index[i] >> 32) != p->stacks[r])
 			i = (i + 1) & p->mask;
-		p->index[i] = (uint64_t)p->stacks[r] << 32 | (uint32_t)r;
+		if (p->index[i] == UINT64_MAX)
+			p->index[i] =
+			    (uint64_t)p->stacks[r] << 32 | (uint32_t)r;
 	}
 	p->indexed = true;
 	return true;
 }
 
+/* Row i of the window before, found: *at goes past its stack's rows (split
+ * by name, side by side), where the next stack is looked for first. */
+static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
+{
+	size_t e = i + 1;
+
+	while (e < p->n && p->stacks[e] == p->stacks[i])
+		e++;
+	*at = e;
+	p->lost = 0;
+	return (uint32_t)i;
+}
+
 /* The row of the window before with stack, UINT32_MAX when none: the one
  * after the last found (*at) when it is, or a few rows on (the rows of
  * both are in stack text order, most stacks in both: a stack gone from
- * between), else, once the stacks not found so near are more than a few
- * (new ones, or the window before's rows left far behind), by the
- * index. */
+ * between), or farther on once after a few misses in a row (a run of
+ * stacks gone), else, once the stacks not found so are more than an eighth (new
+ * ones) or PREV_LOST in a row (the window before's rows left far
+ * behind), by the index. */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 {
 	size_t i;
 
 	if (*at < p->n && p->stacks[*at] == stack)
-		return (uint32_t)(*at)++;
+		return prev_found(p, *at, at);
 	if (!p->indexed) {
-		for (i = *at + 1; i < p->n && i <= *at + PREV_NEAR; i++) {
-			if (p->stacks[i] == stack) {
-				*at = i + 1;
-				return (uint32_t)i;
-			}
-		}
-		if (++p->far <= p->n / 8 || !index_prev(p))
+		size_t reach = p->lost == PREV_ASTRAY ? PREV_FAR : PREV_NEAR;
+
+		for (i = *at + 1; i < p->n && i <= *at + reach; i++)
+			if (p->stacks[i] == stack)
+				return prev_found(p, i, at);
+		if ((++p->far <= p->n / 8 && ++p->lost <= PREV_LOST) ||
+		    !index_prev(p))
 			return UINT32_MAX;
 	}
 	for (i = slot_of(stack, p->mask); p->index[i] != UINT64_MAX;
-	     i = (i + 1) & p->mask) {
-		if ((uint32_t)(p->index[i] >> 32) == stack) {
-			*at = (uint32_t)p->index[i] + 1;
-			return (uint32_t)p->index[i];
-		}
-	}
+	     i = (i + 1) & p->mask)
+		if ((uint32_t)(p->index[i] >> 32) == stack)
+			return prev_found(p, (uint32_t)p->index[i], at);
 	return UINT32_MAX;
+}
+
+/* Makes room for the running sums of t's window, their first row zero
+ * when none is summed yet.  STATUS_NOMEM. */
+static enum status sums_room(struct tree *t)
+{
+	size_t n = t->w->nrows;
+
+	if (n >= SIZE_MAX / sizeof(*t->pre) / TREE_SUMS - 1 ||
+	    mem_grow(&t->pre, &t->pre_cap, (n + 1) * TREE_SUMS,
+	             sizeof(*t->pre)))
+		return STATUS_NOMEM;
+	if (!t->sums_next) {
+		t->pre_rows = n + 1;
+		for (int k = 0; k < TREE_SUMS; k++)
+			t->pre[(size_t)k * t->pre_rows] = 0;
+		t->sums_wrapped = 0;
+	}
+	return STATUS_OK;
+}
+
+/* Adds row r's figures to the running sums (the rows before it summed). */
+static inline void sum_row(struct tree *t, size_t r)
+{
+	const struct fold_row *row = &t->w->rows[r];
+	uint64_t *p = t->pre + r;
+	size_t n = t->pre_rows;
+
+	for (int k = 0; k < METRIC_COUNT; k++, p += n) {
+		p[1] = p[0] + row->m.v[k];
+		t->sums_wrapped |= (unsigned)(p[1] < p[0]) << k;
+	}
+	p[1] = p[0] + row->tasks;
+}
+
+enum status tree_sums(struct tree *t)
+{
+	size_t n = t->w ? t->w->nrows : 0;
+
+	if (t->sums_next >= n)
+		return STATUS_OK;
+	if (sums_room(t) != STATUS_OK)
+		return STATUS_NOMEM;
+	for (size_t r = t->sums_next; r < n; r++)
+		sum_row(t, r);
+	t->sums_next = n;
+	return STATUS_OK;
 }
 
 /* Begins the rows of t's window: the copy of the window before kept (when
@@ -111,9 +189,12 @@ static enum status rows_begin(struct tree *t)
 	t->copied = false;
 	if (mem_grow(&t->rowf, &t->rowf_cap, n, sizeof(*t->rowf)) ||
 	    mem_grow(&t->rowd, &t->rowd_cap, n, sizeof(*t->rowd)) ||
-	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)))
+	    mem_grow(&t->stacks, &t->stacks_cap, n, sizeof(*t->stacks)) ||
+	    mem_grow(&t->fresh, &t->fresh_cap, n, sizeof(*t->fresh)) ||
+	    sums_room(t) != STATUS_OK)
 		return STATUS_NOMEM;
-	t->rows_next = t->rows_frames = t->rows_at = 0;
+	t->fresh[0] = 0;
+	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
 	t->rows_copying = false;
 	t->rows_begun = true;
 	return STATUS_OK;
@@ -121,29 +202,60 @@ static enum status rows_begin(struct tree *t)
 
 /* Looks the frames of rows [rows_next, end) up: a stack split by name
  * takes the row before's, one the window before had that window's copy,
- * a new one the model's. */
+ * a new one the model's; and sums them. */
+/* The frames row r (of depth d) adds to the tree after row r - 1: those
+ * past the prefix they share (rows in stack text order: the longest it
+ * shares with any row before it). */
+static uint32_t adds(const struct tree *t, size_t r, uint32_t d)
+{
+	const uint32_t *a, *b = t->rowf[r];
+	uint32_t pd, k = 0;
+
+	if (!r)
+		return d;
+	a = t->rowf[r - 1];
+	pd = t->rowd[r - 1];
+	while (k < d && k < pd && a[k] == b[k])
+		k++;
+	return d - k;
+}
+
 static void look_up(struct tree *t, size_t end)
 {
 	const struct window *w = t->w;
+	const struct tree_prev *pv = &t->prev;
+	/* summed here unless the flame summed them all (the row is read) */
+	bool sum = t->sums_next == t->rows_next;
 
 	for (size_t r = t->rows_next; r < end; r++) {
-		uint32_t s = w->rows[r].stack, p;
+		uint32_t s = w->rows[r].stack, p, add;
 		size_t d = 0;
 
+		if (sum)
+			sum_row(t, r);
 		t->stacks[r] = s;
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
 			d = t->rowd[r - 1];
+			add = 0;
 		} else if ((p = prev_row(&t->prev, s, &t->rows_at)) !=
 		           UINT32_MAX) {
-			t->rowf[r] = t->prev.rowf[p];
-			d = t->prev.rowd[p];
+			t->rowf[r] = pv->rowf[p];
+			d = pv->rowd[p];
+			/* between the same stacks there: what it added there */
+			add = r && p && pv->stacks[p - 1] == t->stacks[r - 1]
+			          ? pv->fresh[p + 1] - pv->fresh[p]
+			          : adds(t, r, (uint32_t)d);
 		} else {
 			t->rowf[r] = model_stack(t->m, s, &d);
+			add = adds(t, r, (uint32_t)d);
 		}
 		t->rowd[r] = (uint32_t)d;
+		t->fresh[r + 1] = t->fresh[r] + add;
 		t->rows_frames += d;
 	}
+	if (sum)
+		t->sums_next = end;
 	t->rows_next = end;
 }
 

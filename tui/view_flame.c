@@ -9,7 +9,6 @@
 #include "model/alloc.h"
 #include "model/sort.h"
 #include "tui/glyph.h"
-#include "tui/grouped.h"
 #include "tui/line.h"
 
 void flame_init(struct flame *f)
@@ -24,7 +23,6 @@ void flame_fini(struct flame *f)
 	mem_free(f->tkeys);
 	mem_free(f->vals);
 	mem_free(f->tvals);
-	mem_free(f->pre);
 	mem_free(f->runs);
 	flame_init(f);
 }
@@ -55,96 +53,9 @@ static enum status find_zoom(struct flame *f, struct tree *t, uint32_t *out)
 	return STATUS_OK;
 }
 
-/* The running sums of w's rows into f->pre, once per window. */
-static enum status sums(struct flame *f, const struct window *w)
-{
-	uint64_t *p;
-
-	if (f->pre_w == w && f->pre_seq == w->seq &&
-	    grouping_eq(f->pre_group, w->group))
-		return STATUS_OK;
-	f->pre_w = NULL;
-	if (w->nrows >= SIZE_MAX / sizeof(*p) / FLAME_SUMS - 1 ||
-	    mem_grow(&f->pre, &f->pre_cap, (w->nrows + 1) * FLAME_SUMS,
-	             sizeof(*f->pre)))
-		return STATUS_NOMEM;
-	p = f->pre;
-	memset(p, 0, FLAME_SUMS * sizeof(*p));
-	f->pre_wrapped = 0;
-	for (size_t r = 0; r < w->nrows; r++, p += FLAME_SUMS) {
-		const struct fold_row *row = &w->rows[r];
-		uint64_t *q = p + FLAME_SUMS;
-
-		for (int k = 0; k < METRIC_COUNT; k++) {
-			q[k] = p[k] + row->m.v[k];
-			f->pre_wrapped |= (unsigned)(q[k] < p[k]) << k;
-		}
-		q[METRIC_COUNT] = p[METRIC_COUNT] + row->tasks;
-	}
-	f->pre_w = w;
-	f->pre_seq = w->seq;
-	f->pre_group = w->group;
-	return STATUS_OK;
-}
-
-/* Whether row r has frame at depth (it is under the callee's node). */
-static bool in_run(const struct tree *t, uint32_t r, uint32_t depth,
-                   uint32_t frame)
-{
-	uint32_t d;
-	const uint32_t *f = tree_rows_frames(t, r, &d);
-
-	return d > depth && f[depth] == frame;
-}
-
-/* The first row of the run of frame at depth holding row p, not before
- * r0: galloping left, then a binary search. */
-static uint32_t run_start(const struct tree *t, uint32_t depth, uint32_t frame,
-                          uint32_t r0, uint32_t p)
-{
-	uint32_t good = p, step = 1, lo;
-
-	while (good - r0 >= step && in_run(t, good - step, depth, frame)) {
-		good -= step;
-		step = step <= UINT32_MAX / 2 ? step * 2 : step;
-	}
-	lo = good - r0 >= step ? good - step + 1 : r0;
-	while (lo < good) {
-		uint32_t mid = lo + (good - lo) / 2;
-
-		if (in_run(t, mid, depth, frame))
-			good = mid;
-		else
-			lo = mid + 1;
-	}
-	return good;
-}
-
-/* The row after the run of frame at depth holding row p, not after r1. */
-static uint32_t run_end(const struct tree *t, uint32_t depth, uint32_t frame,
-                        uint32_t p, uint32_t r1)
-{
-	uint32_t good = p, step = 1, hi;
-
-	while (r1 - 1 - good >= step && in_run(t, good + step, depth, frame)) {
-		good += step;
-		step = step <= UINT32_MAX / 2 ? step * 2 : step;
-	}
-	hi = r1 - 1 - good >= step ? good + step : r1;
-	while (good + 1 < hi) {
-		uint32_t mid = good + (hi - good) / 2;
-
-		if (in_run(t, mid, depth, frame))
-			good = mid;
-		else
-			hi = mid;
-	}
-	return good + 1;
-}
-
 /* The row whose value holds the running sum target of metric in rows
  * [r0, r1): the last p with pre[p] < target (pre[r1] >= target). */
-static uint32_t row_at(const struct flame *f, enum metric metric, uint32_t r0,
+static uint32_t row_at(const struct tree *t, enum metric metric, uint32_t r0,
                        uint32_t r1, uint64_t target)
 {
 	uint32_t lo = r0, hi = r1;
@@ -152,7 +63,7 @@ static uint32_t row_at(const struct flame *f, enum metric metric, uint32_t r0,
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (f->pre[(size_t)mid * FLAME_SUMS + metric] < target)
+		if (tree_sum(t, metric, mid) < target)
 			lo = mid;
 		else
 			hi = mid;
@@ -168,7 +79,6 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 {
 	const struct tree_node *n = &t->nodes[node];
 	uint32_t depth = n->depth, r0 = n->r0, r1 = n->r1;
-	const uint64_t *pre = f->pre;
 	uint64_t from, span;
 	size_t nr = 0;
 
@@ -176,15 +86,14 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 	    (n->wide && n->wide_metric == metric && n->wide_min <= min))
 		return STATUS_OK;
 	/* every callee wanted, or a sum that wrapped: each row decides */
-	if (!min || r0 >= r1 || ((f->pre_wrapped >> metric) & 1))
+	if (!min || r0 >= r1 || ((t->sums_wrapped >> metric) & 1))
 		return tree_wide_children(t, node, metric, min);
-	from = pre[(size_t)r0 * FLAME_SUMS + metric];
-	span = pre[(size_t)r1 * FLAME_SUMS + metric] - from;
+	from = tree_sum(t, metric, r0);
+	span = tree_sum(t, metric, r1) - from;
 	for (uint64_t k = 1; k <= span / min;) {
-		uint32_t p = row_at(f, metric, r0, r1, from + k * min);
+		uint32_t p = row_at(t, metric, r0, r1, from + k * min);
 		uint32_t frame, a, b, d, last;
 		const uint32_t *fp = tree_rows_frames(t, p, &d);
-		const uint64_t *pa, *pb;
 		struct tree_run *u;
 
 		if (d <= depth) { /* the node's own figures */
@@ -192,13 +101,11 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 			continue;
 		}
 		frame = fp[depth];
-		a = run_start(t, depth, frame, r0, p);
-		b = run_end(t, depth, frame, p, r1);
-		pa = pre + (size_t)a * FLAME_SUMS;
-		pb = pre + (size_t)b * FLAME_SUMS;
+		a = tree_run_start(t, depth, frame, r0, p);
+		b = tree_run_end(t, depth, frame, p, r1);
 		/* the next multiple past this run */
-		k = (pb[metric] - from) / min + 1;
-		if (pb[metric] - pa[metric] < min)
+		k = (tree_sum(t, metric, b) - from) / min + 1;
+		if (tree_sum(t, metric, b) - tree_sum(t, metric, a) < min)
 			continue;
 		if (mem_grow(&f->runs, &f->runs_cap, nr + 1, sizeof(*f->runs)))
 			return STATUS_NOMEM;
@@ -209,10 +116,10 @@ static enum status wide(struct flame *f, struct tree *t, uint32_t node,
 			                .r0 = a,
 			                .r1 = b,
 			                .kids = last > depth + 1,
-			                .tasks = pb[METRIC_COUNT] -
-			                         pa[METRIC_COUNT] };
+			                .tasks = tree_sum(t, METRIC_COUNT, b) -
+			                         tree_sum(t, METRIC_COUNT, a) };
 		for (int m = 0; m < METRIC_COUNT; m++)
-			u->m.v[m] = pb[m] - pa[m];
+			u->m.v[m] = tree_sum(t, m, b) - tree_sum(t, m, a);
 	}
 	return tree_wide_runs(t, node, metric, min, f->runs, nr);
 }
@@ -292,7 +199,7 @@ enum status flame_layout(struct flame *f, struct tree *t, enum metric metric,
 	f->zoom = f->sel = 0;
 	if (!t->n || !cols || !levels)
 		return STATUS_OK;
-	st = sums(f, t->w);
+	st = tree_sums(t);
 	if (st == STATUS_OK)
 		st = find_zoom(f, t, &f->zoom);
 	if (st == STATUS_OK)

@@ -39,22 +39,9 @@ struct flame {
 	uint64_t *keys, *tkeys;
 	uint32_t *vals, *tvals;
 	size_t keys_cap, tkeys_cap, vals_cap, tvals_cap;
-	/* per row of the window laid out, the sums of the rows before it
-	 * (each metric's, then the tasks: FLAME_SUMS a row), so that a run
-	 * of rows is summed in two reads; made once per window (pre_w, its
-	 * seq and grouping), 48 bytes a row */
-	uint64_t *pre;
-	size_t pre_cap;
-	const struct window *pre_w;
-	uint64_t pre_seq;
-	struct grouping pre_group;
-	unsigned pre_wrapped;  /* a bit per metric: its sum wrapped */
 	struct tree_run *runs; /* scratch: the wide callees of a frame */
 	size_t runs_cap;
 };
-
-/* Sums a row of flame.pre holds. */
-#define FLAME_SUMS (METRIC_COUNT + 1)
 
 void flame_init(struct flame *f);
 void flame_fini(struct flame *f);

@@ -27,6 +27,7 @@ void tree_fini(struct tree *t)
 	tree_paths_fini(&t->open);
 	tree_paths_fini(&t->open_all);
 	mem_free(t->fresh);
+	mem_free(t->pre);
 	mem_free(t->frames);
 	mem_free(t->ranked);
 	mem_free(t->keys);
@@ -44,6 +45,7 @@ void tree_fini(struct tree *t)
 	mem_free(t->prev.rowd);
 	mem_free(t->prev.frames);
 	mem_free(t->prev.stacks);
+	mem_free(t->prev.fresh);
 	mem_free(t->prev.index);
 	tree_init(t);
 }

@@ -124,12 +124,23 @@ struct tree {
 	size_t rowf_cap, rowd_cap;
 	uint32_t *frames;
 	size_t frames_cap;
+	/* per row, the sums of the rows before it (each metric's, then the
+	 * tasks: TREE_SUMS sums, each of the window's rows and one more side
+	 * by side, pre_rows apart, so the keys of one weighting are read in
+	 * turn; tree_sum), wrapping as nodes' sums do, so a run of rows is
+	 * summed in two reads: made with the rows' lookup (which reads each
+	 * row anyway) or, for the flame, alone (tree_sums); the rows before
+	 * sums_next summed, sums_wrapped a bit per metric whose running sum
+	 * wrapped (not monotonic) */
+	uint64_t *pre;
+	size_t pre_cap, pre_rows, sums_next;
+	unsigned sums_wrapped;
 	/* the frames each row adds to the tree after the row before it,
-	 * summed over the rows before (fresh[r] for rows [0, r)): made once
-	 * per window, at the first expand-all */
+	 * summed over the rows before (fresh[r] for rows [0, r)): made with
+	 * the rows' lookup, a row the window before had between the same
+	 * neighbours adding what it added there */
 	uint32_t *fresh;
 	size_t fresh_cap;
-	bool fresh_ok;
 	bool rows_known; /* rowf and rowd are made (tree_rows_make) */
 	/* how far tree_rows_step has gone on the window's rows (rows_begun:
 	 * its arrays are the window's): the rows looked up (rows_next, with
@@ -147,12 +158,14 @@ struct tree {
 	bool copied;
 	struct tree_prev {
 		const uint32_t **rowf;
-		uint32_t *rowd, *frames, *stacks;
-		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, n;
+		uint32_t *rowd, *frames, *stacks, *fresh;
+		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, fresh_cap;
+		size_t n;
 		/* its rows by stack (open addressing, stack << 32 | row),
-		 * made once far stacks (not found in turn) are many */
+		 * made once far stacks (not found in turn) are many, or
+		 * lost of them one after the other */
 		uint64_t *index;
-		size_t index_cap, mask, far;
+		size_t index_cap, mask, far, lost;
 		bool indexed;
 	} prev;
 };
@@ -201,6 +214,27 @@ bool tree_rows_wanted(const struct tree *t, const struct model *m,
  * else looked up. */
 const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
                                  uint32_t *depth);
+
+/* The sums pre holds per row: the metrics', then the tasks'. */
+#define TREE_SUMS (METRIC_COUNT + 1)
+/* Sum k (a metric, or METRIC_COUNT the tasks) of the rows before row r. */
+static inline uint64_t tree_sum(const struct tree *t, int k, size_t r)
+{
+	return t->pre[(size_t)k * t->pre_rows + r];
+}
+/* Makes pre whole for t's window (the rows the lookup has not summed),
+ * without looking any row's frames up: what the flame's binary searches
+ * read.  STATUS_NOMEM.  tree_rows.c. */
+enum status tree_sums(struct tree *t) MUST_CHECK;
+
+/* The row after the run of rows holding frame at depth from row p (which
+ * does), not past r1: galloping, then a binary search (rows made or not:
+ * a run is read from a few of its rows).  tree_build.c. */
+uint32_t tree_run_end(const struct tree *t, uint32_t depth, uint32_t frame,
+                      uint32_t p, uint32_t r1);
+/* The first row of that run, not before r0. */
+uint32_t tree_run_start(const struct tree *t, uint32_t depth, uint32_t frame,
+                        uint32_t r0, uint32_t p);
 
 /* Makes the callees of node nodes (once; nodes may move).  STATUS_NOMEM. */
 enum status tree_children(struct tree *t, uint32_t node) MUST_CHECK;

@@ -14,37 +14,13 @@ void tree_sum_below(struct tree *t, const uint32_t *seen, size_t ns)
 	}
 }
 
-/* fresh: in rows sorted frame by frame (a prefix first), the frames row r
- * adds to the tree are its frames past the prefix it shares with row
- * r - 1 (the longest it shares with any row before it).  So the frames
- * under a node of depth c over rows [r0, r1) are those row r0 adds past
- * c, and those of the rows after it, which all share the node's c. */
+/* fresh (view_tree.h): made with the rows.  In rows sorted frame by
+ * frame (a prefix first), the frames under a node of depth c over rows
+ * [r0, r1) are those row r0 adds past c, and those of the rows after it,
+ * which all share the node's c. */
 static enum status fresh(struct tree *t)
 {
-	size_t n = t->w ? t->w->nrows : 0;
-
-	if (t->fresh_ok)
-		return STATUS_OK;
-	if (tree_rows_make(t) != STATUS_OK ||
-	    mem_grow(&t->fresh, &t->fresh_cap, n + 1, sizeof(*t->fresh)))
-		return STATUS_NOMEM;
-	t->fresh[0] = 0;
-	for (size_t r = 0; r < n; r++) {
-		uint32_t d = t->rowd[r], k = 0;
-
-		if (r) {
-			const uint32_t *a = t->rowf[r - 1], *b = t->rowf[r];
-			uint32_t pd = t->rowd[r - 1];
-
-			if (a == b) /* the same stack, split by name */
-				k = pd < d ? pd : d;
-			while (k < d && k < pd && a[k] == b[k])
-				k++;
-		}
-		t->fresh[r + 1] = t->fresh[r] + (d - k);
-	}
-	t->fresh_ok = true;
-	return STATUS_OK;
+	return tree_rows_make(t);
 }
 
 /* The frames below node (marked all), fresh made. */
