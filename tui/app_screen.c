@@ -335,6 +335,12 @@ static void warn_shown(struct app *a, const struct window *w)
 		while (i < APP_WARN_PREV &&
 		       !warn_holds(&a->warn_prev[i], m, w, &a->o.warn))
 			i++;
+		/* none holds w: a slot that holds nothing, else the oldest */
+		if (i == APP_WARN_PREV) {
+			i = 0;
+			while (i < APP_WARN_PREV && a->warn_prev[i].ok)
+				i++;
+		}
 		if (i == APP_WARN_PREV) {
 			i = a->warn_at;
 			a->warn_at = (a->warn_at + 1) % APP_WARN_PREV;

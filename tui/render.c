@@ -679,8 +679,13 @@ enum status render_screen(const struct render_in *in, struct screen *s)
 		for (size_t r = top, pos = in->v->top;
 		     r < end && pos < in->v->order.n; r++, pos++) {
 			bool sel = pos == in->v->sel;
-			row(in, &lay, s, &s->lines[r], view_row_at(in->v, pos),
-			    sel, &tmp);
+			size_t wr = view_row_at(in->v, pos);
+
+			/* the moves put the page in place before it is drawn; a
+			 * position that is not stays blank rather than read */
+			if (wr == SIZE_MAX)
+				continue;
+			row(in, &lay, s, &s->lines[r], wr, sel, &tmp);
 			if (sel)
 				s->cursor_row = r;
 		}
