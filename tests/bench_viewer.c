@@ -8,7 +8,8 @@
  * under the groupings too, and the detail of a row of 100,000 entries.
  * Prints "name value" lines (ms or percent), best of RUNS
  * except the filter's very first key, which is timed once (and again as
- * the best of RUNS viewers of their own).
+ * the best of RUNS viewers of their own).  tests/bench_viewer.h says which
+ * file holds which block.
  *   bench_viewer [RUNS] */
 #include "tests/bench_viewer.h"
 
