@@ -76,6 +76,17 @@ void su_app(struct app *a)
 	app_set_now(a, 1000 * SEC);
 }
 
+size_t su_idle_all(struct app *a, size_t most)
+{
+	size_t n = 0;
+
+	while (app_idle_pending(a)) {
+		app_idle(a);
+		ck_assert_uint_le(++n, most);
+	}
+	return n;
+}
+
 /* Renders a at cols x rows and compares with tests/data/screens/name. */
 void su_golden(struct app *a, size_t cols, size_t rows, const char *name)
 {

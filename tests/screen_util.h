@@ -38,6 +38,10 @@ struct su_more {
  * idle, TZ=UTC, its clock at 1000 s. */
 void su_app(struct app *a);
 
+/* The viewer's steps between keys until none is wanted (the operator's
+ * pause); returns how many it took, and fails the test past most. */
+size_t su_idle_all(struct app *a, size_t most);
+
 /* Commits rows[0 .. n) as a 5 s window starting at start (ns since the
  * epoch); an empty window for n 0. */
 void su_commit(struct app *a, const struct su_row *rows, size_t n,

@@ -269,16 +269,6 @@ static void render(struct app *a)
 	buf_fini(&b);
 }
 
-/* The steps between keys until none is left (the table's order of a
- * window just arrived, put in place about its page only, among them). */
-static void finish_idle(struct app *a)
-{
-	for (int steps = 0; app_idle_pending(a); steps++) {
-		ck_assert_int_lt(steps, 100000);
-		app_idle(a);
-	}
-}
-
 /* The viewer makes the tree's rows between keys only while the tree (or
  * the flame) shows: t on a window (its top one frame, no row read), the
  * steps until none is left (a few, of 8 rows), then * finds them made;
@@ -288,22 +278,19 @@ START_TEST(tree_rows_made_between_keys_while_shown)
 {
 	uint64_t s = 0x2D358DCCAA6C78A5u;
 	struct app a;
-	int steps = 0;
 
 	su_app(&a);
 	a.idle_rows = 8;
 	tru_wide_window(&a, &s, T0);
 	render(&a);
-	finish_idle(&a);
+	/* the table's order of a window just arrived, put in place about
+	 * its page only, among the steps */
+	(void)su_idle_all(&a, 100000);
 	ck_assert(!a.tree.rows_known);
 	(void)app_key(&a, 't');
 	render(&a);
 	ck_assert(!a.tree.rows_known);
-	while (app_idle_pending(&a)) {
-		ck_assert_int_lt(steps++, 1000);
-		app_idle(&a);
-	}
-	ck_assert_int_gt(steps, 10);
+	ck_assert_uint_gt(su_idle_all(&a, 1000), 10);
 	ck_assert(a.tree.rows_known);
 	(void)app_key(&a, '*');
 	render(&a);
@@ -313,7 +300,7 @@ START_TEST(tree_rows_made_between_keys_while_shown)
 	render(&a);
 	tru_wide_window(&a, &s, T0 + 5 * SEC);
 	render(&a);
-	finish_idle(&a);
+	(void)su_idle_all(&a, 100000);
 	/* nothing expanded (* is kept by path: t would make the rows) */
 	tree_paths_clear(&a.tree.open);
 	tree_paths_clear(&a.tree.open_all);
@@ -324,11 +311,7 @@ START_TEST(tree_rows_made_between_keys_while_shown)
 	(void)app_key(&a, 'f');
 	render(&a);
 	ck_assert_int_eq(a.body, APP_BODY_FLAME);
-	for (steps = 0; app_idle_pending(&a); steps++) {
-		ck_assert_int_lt(steps, 1000);
-		app_idle(&a);
-	}
-	ck_assert_int_gt(steps, 10);
+	ck_assert_uint_gt(su_idle_all(&a, 1000), 10);
 	ck_assert(a.tree.rows_known && a.tree.copied);
 	render(&a);
 	app_fini(&a);

@@ -48,18 +48,6 @@ static void make_rows(void)
 	}
 }
 
-/* Steps between keys until none is wanted; how many it took. */
-static size_t idle_all(struct app *a)
-{
-	size_t n = 0;
-
-	while (app_idle_pending(a)) {
-		app_idle(a);
-		ck_assert_uint_lt(++n, 5000);
-	}
-	return n;
-}
-
 /* a and b show the same screen and rows. */
 static void same_screens(struct app *a, struct app *b)
 {
@@ -104,7 +92,7 @@ START_TEST(filter_idle_between_slash_and_key)
 	key_both(&a, &b, '/');
 	ck_assert(app_idle_pending(&a));
 	/* the sort, then the rows */
-	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert_uint_ge(su_idle_all(&a, 4999), 2);
 	type_both(&a, &b, "LEAF_0_1");
 	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
 	ck_assert(!app_idle_pending(&a));
@@ -123,7 +111,7 @@ START_TEST(filter_idle_between_slash_and_key)
 	su_commit(&a, rows[0], NROWS, T0 + 10 * SEC);
 	su_commit(&b, rows[0], NROWS, T0 + 10 * SEC);
 	ck_assert(app_idle_pending(&a));
-	ck_assert_uint_ge(idle_all(&a), 1);
+	ck_assert_uint_ge(su_idle_all(&a, 4999), 1);
 	type_both(&a, &b, "t3");
 	ck_assert_uint_eq(a.v.order.n, 9); /* i % 7 == 3 below 60 */
 	key_both(&a, &b, KC_ENTER);
@@ -152,7 +140,7 @@ START_TEST(filtered_window_sorted_between_keys)
 	type_both(&a, &b, "leaf_1_1");
 	key_both(&a, &b, KC_ENTER);
 	ck_assert_uint_eq(a.v.order.n, 0);
-	idle_all(&a);
+	su_idle_all(&a, 4999);
 	/* the next window comes filtered: its hits sorted, not the rest */
 	su_commit(&a, rows[1], NROWS, T0 + 5 * SEC);
 	su_commit(&b, rows[1], NROWS, T0 + 5 * SEC);
@@ -160,7 +148,7 @@ START_TEST(filtered_window_sorted_between_keys)
 	ck_assert_uint_eq(a.v.order.n, 11); /* 1, 10 .. 19 */
 	ck_assert(!view_has_order(&a.v, app_shown(&a)));
 	ck_assert(app_idle_pending(&a));
-	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert_uint_ge(su_idle_all(&a, 4999), 2);
 	ck_assert(view_has_order(&a.v, app_shown(&a)));
 	key_both(&a, &b, '/');
 	for (int i = 0; i < 3; i++)
@@ -179,7 +167,7 @@ START_TEST(filtered_window_sorted_between_keys)
 	key_both(&a, &b, KC_BACKSPACE);
 	ck_assert_uint_eq(a.v.order.n, NROWS);
 	/* the key's sort is the view's own: nothing is left to make */
-	idle_all(&a);
+	su_idle_all(&a, 4999);
 	ck_assert(view_has_order(&a.v, app_shown(&a)));
 	key_both(&a, &b, KC_ESC);
 	app_fini(&a);
@@ -288,7 +276,8 @@ START_TEST(filter_index_before_slash)
 	su_commit(&a, rows[0], NROWS, T0 + 5 * SEC);
 	su_commit(&b, rows[0], NROWS, T0 + 5 * SEC);
 	ck_assert(app_idle_pending(&a));
-	ck_assert_uint_ge(idle_all(&a), 2); /* the sort, then the rows */
+	ck_assert_uint_ge(su_idle_all(&a, 4999),
+	                  2); /* the sort, then the rows */
 	ck_assert(built(&a));
 	/* '/' and a word at once search the index made before '/' */
 	slash_paste(&a, &b, "LEAF_0_1");
@@ -305,7 +294,7 @@ START_TEST(filter_index_before_slash)
 	su_commit(&a, rows[0], NROWS, T0 + 15 * SEC);
 	su_commit(&b, rows[0], NROWS, T0 + 15 * SEC);
 	ck_assert(app_idle_pending(&a));
-	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert_uint_ge(su_idle_all(&a, 4999), 2);
 	ck_assert(built(&a));
 	slash_paste(&a, &b, "t3");
 	ck_assert_uint_eq(a.v.order.n, 9); /* i % 7 == 3 below 60 */
@@ -324,7 +313,7 @@ START_TEST(filter_index_before_slash)
 		app_idle(&a);
 	}
 	ck_assert(!built(&a));
-	ck_assert_uint_ge(idle_all(&a), 2);
+	ck_assert_uint_ge(su_idle_all(&a, 4999), 2);
 	ck_assert(built(&a));
 	key_both(&a, &b, KC_ESC);
 	slash_paste(&a, &b, "leaf_1_5\b2");
@@ -394,7 +383,7 @@ START_TEST(filter_before_slash_random)
 
 			a.idle_rows = 1 + rnd(&x) % 24;
 			if (rnd(&x) % 3 == 0) {
-				idle_all(&a);
+				su_idle_all(&a, 4999);
 				if (!a.editing && app_shown(&a) &&
 				    app_shown(&a)->nrows >= a.idle_filter_rows)
 					ck_assert(built(&a));

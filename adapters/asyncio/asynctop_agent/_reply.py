@@ -4,7 +4,6 @@ the interpreter, so the application keeps running during a read."""
 
 import os
 import struct
-import sys
 import time
 
 from . import _parked
