@@ -34,34 +34,34 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 	struct app_opts o;
 	struct screen scr;
 	struct figures f;
-	struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
+	struct bv_gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 	size_t kept_first = 0, kept_last = 0;
 	double step = 0;     /* the longest idle step's CPU time */
 	double fstep = 1e30; /* the work between '/' and the very first key */
 	char tag[32];
 
-	bench_opts(&o);
+	bv_opts(&o);
 	f.key = f.idle = f.arrive = f.first_ever = f.first = f.again = f.next =
 	    f.back = f.esc = f.weigh = f.idle_filter = f.arrive_filter =
 	        f.back_pause = 1e30;
-	if (app_init(&a, &o) != STATUS_OK || fill(&a, &g) ||
+	if (app_init(&a, &o) != STATUS_OK || bv_fill(&a, &g) ||
 	    screen_init(&scr, cols, rows) != STATUS_OK)
 		return -1;
 	if (app_render(&a, &scr) != STATUS_OK)
 		return -1;
 	for (int r = 0; r < runs; r++) {
 		for (int m = 0; m < METRIC_COUNT; m++) {
-			double t0 = now_ms(), t1;
+			double t0 = bv_now_ms(), t1;
 			/* always a change of weighting: a re-sort */
 			(void)app_do(&a, (enum action)(ACTION_WEIGHT_IDLE +
 			                               (m + 1) % METRIC_COUNT));
 			if (app_render(&a, &scr) != STATUS_OK)
 				return -1;
-			t1 = now_ms();
+			t1 = bv_now_ms();
 			if (app_render(&a, &scr) != STATUS_OK)
 				return -1;
-			f.key = best(f.key, t1 - t0);
-			f.idle = best(f.idle, now_ms() - t1);
+			f.key = bv_best(f.key, t1 - t0);
+			f.idle = bv_best(f.idle, bv_now_ms() - t1);
 		}
 	}
 	for (int r = 0; r < runs; r++) {
@@ -69,72 +69,75 @@ static int bench(size_t stacks, size_t depth, int runs, size_t cols,
 		double t0, sum = 0;
 
 		/* no filter: a window arrives (the baseline of arrivals) */
-		if (arrival(&a, &scr, &g, &f.arrive))
+		if (bv_arrival(&a, &scr, &g, &f.arrive))
 			return -1;
 		/* the first key of a filter on that window: the very first
 		 * one after '/' and the work between keys (the filter's
 		 * index from nothing, in steps), the others at once */
-		if (r ? timed(&a, &scr, k1, 2, &f.first)
-		      : keys(&a, &scr, k1, 1) || idle(&a, &fstep) ||
-		            timed(&a, &scr, k1 + 1, 1, &f.first_ever))
+		if (r ? bv_timed(&a, &scr, k1, 2, &f.first)
+		      : bv_keys(&a, &scr, k1, 1) || bv_idle(&a, &fstep) ||
+		            bv_timed(&a, &scr, k1 + 1, 1, &f.first_ever))
 			return -1;
 		kept_first = a.v.order.n;
 		for (size_t k = 1; typed[k]; k++) {
 			int c = typed[k];
-			t0 = now_ms();
-			if (keys(&a, &scr, &c, 1))
+			t0 = bv_now_ms();
+			if (bv_keys(&a, &scr, &c, 1))
 				return -1;
-			sum += now_ms() - t0;
+			sum += bv_now_ms() - t0;
 		}
-		f.next = best(f.next, sum / (double)(sizeof(typed) - 2));
+		f.next = bv_best(f.next, sum / (double)(sizeof(typed) - 2));
 		kept_last = a.v.order.n;
 		/* Enter keeps the filter: idle refresh, weighting keys, a
 		 * window arrives */
-		if (keys(&a, &scr, &enter, 1))
+		if (bv_keys(&a, &scr, &enter, 1))
 			return -1;
-		t0 = now_ms();
+		t0 = bv_now_ms();
 		if (app_render(&a, &scr) != STATUS_OK)
 			return -1;
-		f.idle_filter = best(f.idle_filter, now_ms() - t0);
-		if (timed(&a, &scr, &weigh[0], 1, &f.weigh) ||
-		    timed(&a, &scr, &weigh[1], 1, &f.weigh))
+		f.idle_filter = bv_best(f.idle_filter, bv_now_ms() - t0);
+		if (bv_timed(&a, &scr, &weigh[0], 1, &f.weigh) ||
+		    bv_timed(&a, &scr, &weigh[1], 1, &f.weigh))
 			return -1;
-		if (arrival(&a, &scr, &g, &f.arrive_filter))
+		if (bv_arrival(&a, &scr, &g, &f.arrive_filter))
 			return -1;
-		if (keys(&a, &scr, &slash, 1) ||
-		    timed(&a, &scr, &bs, 1, &f.back) ||
-		    timed(&a, &scr, &esc, 1, &f.esc))
+		if (bv_keys(&a, &scr, &slash, 1) ||
+		    bv_timed(&a, &scr, &bs, 1, &f.back) ||
+		    bv_timed(&a, &scr, &esc, 1, &f.esc))
 			return -1;
 		/* the first key again, on a window filtered before */
-		if (timed(&a, &scr, k1, 2, &f.again) || keys(&a, &scr, &esc, 1))
+		if (bv_timed(&a, &scr, k1, 2, &f.again) ||
+		    bv_keys(&a, &scr, &esc, 1))
 			return -1;
-		if (back_after_pause(&a, &scr, &g, typed, &f.back_pause, &step))
+		if (bv_back_after_pause(&a, &scr, &g, typed, &f.back_pause,
+		                        &step))
 			return -1;
 	}
 	if (runs == 1)
 		f.first = f.first_ever;
 	snprintf(tag, sizeof(tag), "%zuk%s", stacks / 1000,
 	         depth == 3 ? "" : "_depth12");
-	if (very_first(stacks, depth, runs, tag, &step) ||
-	    idle_per_window(&a, &scr, &g, runs, tag))
+	if (bv_very_first(stacks, depth, runs, tag, &step) ||
+	    bv_idle_per_window(&a, &scr, &g, runs, tag))
 		return -1;
 	(void)app_do(&a, ACTION_BOTTOM);
-	if (view_keys(&a, &scr, runs, 'd', "detail", tag, &step) ||
-	    view_keys(&a, &scr, runs, '=', "compare", tag, &step) ||
-	    view_keys(&a, &scr, runs, 't', "tree", tag, &step) ||
-	    view_keys(&a, &scr, runs, 'f', "flame", tag, &step) ||
-	    view_keys(&a, &scr, runs, 'W', "warnings", tag, &step) ||
-	    tree_all(&a, &scr, runs, tag) ||
-	    group_keys(&a, &scr, runs, tag, &step))
+	if (bv_view_keys(&a, &scr, runs, 'd', "detail", tag, &step) ||
+	    bv_view_keys(&a, &scr, runs, '=', "compare", tag, &step) ||
+	    bv_view_keys(&a, &scr, runs, 't', "tree", tag, &step) ||
+	    bv_view_keys(&a, &scr, runs, 'f', "flame", tag, &step) ||
+	    bv_view_keys(&a, &scr, runs, 'W', "warnings", tag, &step) ||
+	    bv_tree_all(&a, &scr, runs, tag) ||
+	    bv_group_keys(&a, &scr, runs, tag, &step))
 		return -1;
 	{
-		struct scr_gen sg = { &scr, &g };
+		struct bv_scr sg = { &scr, &g };
 
-		if (explore_keys(&a, &sg, runs, tag, &step) ||
-		    tree_new_window(&a, &sg, runs, tag, &step))
+		if (bv_explore_keys(&a, &sg, runs, tag, &step) ||
+		    bv_tree_new_window(&a, &sg, runs, tag, &step))
 			return -1;
 		/* the tree split by name, in a block of its own: 10k skipped */
-		if (stacks >= 100000 && tree_by_name(&a, &sg, runs, tag, &step))
+		if (stacks >= 100000 &&
+		    bv_tree_by_name(&a, &sg, runs, tag, &step))
 			return -1;
 	}
 	printf("viewer_idle_step_longest_cpu_%s_ms %.3f\n", tag, step);
@@ -177,7 +180,7 @@ int main(int argc, char **argv)
 		runs = 1;
 	if (bench(100000, 3, runs, 200, 50) ||
 	    bench(100000, 12, runs, 200, 50) ||
-	    bench(10000, 3, runs, 200, 50) || big_row(runs, 200, 50)) {
+	    bench(10000, 3, runs, 200, 50) || bv_big_row(runs, 200, 50)) {
 		fprintf(stderr, "bench_viewer: failed\n");
 		return 1;
 	}

@@ -17,12 +17,12 @@
 #include "tui/render.h"
 
 /* Room for a generated frame name, NUL included. */
-#define NAME 48
+#define BV_NAME 48
 
 /* ---- the windows (tests/bench_viewer_util.c) ---- */
 
-/* What makes the windows: fill commits one and moves it on. */
-struct gen {
+/* What makes the windows: bv_fill commits one and moves it on. */
+struct bv_gen {
 	size_t stacks, depth;
 	uint64_t x;     /* xorshift state of the metrics */
 	size_t windows; /* committed so far: shifts the leaves */
@@ -30,66 +30,67 @@ struct gen {
 };
 
 /* A screen and the generator of the windows it shows. */
-struct scr_gen {
+struct bv_scr {
 	struct screen *scr;
-	struct gen *g;
+	struct bv_gen *g;
 };
 
 /* The next of the xorshift64 sequence in *x (never 0 when *x is not). */
-uint64_t xorshift(uint64_t *x);
+uint64_t bv_xorshift(uint64_t *x);
 
 /* Commits a window of g->stacks stacks of g->depth frames (>= 3): a shared
  * root, then depth - 2 middle frames out of 200, then a leaf of its own
  * ("module_M:handler_I:L", I shifted by 5% of the stacks a window); task
  * "worker", or with g->names a sample per name (names_of, out of
  * task_names); new metrics. */
-int fill(struct app *a, struct gen *g);
+int bv_fill(struct app *a, struct bv_gen *g);
 
 /* The options of a bench viewer. */
-void bench_opts(struct app_opts *o);
+void bv_opts(struct app_opts *o);
 
 /* ---- the clock ---- */
 
 /* The monotonic clock in ms. */
-double now_ms(void);
+double bv_now_ms(void);
 
 /* The thread's CPU time in ms: a step's own cost, whatever the load
  * takes from it (a key waits for a step only as long as it runs). */
-double cpu_ms(void);
+double bv_cpu_ms(void);
 
 /* The smaller of cur and t: a best-of figure updated. */
-double best(double cur, double t);
+double bv_best(double cur, double t);
 
 /* ---- keys and the operator's pause ---- */
 
 /* The n keys k, then a render of scr: 0, or -1 when it cannot be drawn. */
-int keys(struct app *a, struct screen *scr, const int *k, size_t n);
+int bv_keys(struct app *a, struct screen *scr, const int *k, size_t n);
 
 /* One timed step: keys, then a render; the time into *fig when better. */
-int timed(struct app *a, struct screen *scr, const int *k, size_t n,
-          double *fig);
+int bv_timed(struct app *a, struct screen *scr, const int *k, size_t n,
+             double *fig);
 
 /* A window arriving while paused, then 'L': the view's work of a new
  * window (refresh_view) and a render, without the model's fold of it. */
-int arrival(struct app *a, struct screen *scr, struct gen *g, double *fig);
+int bv_arrival(struct app *a, struct screen *scr, struct bv_gen *g,
+               double *fig);
 
 /* The operator's pause between two keys: the viewer's idle steps, run
  * as the loop runs them while no key comes, until it has nothing left to
  * do; the longest step's CPU time into *step when longer. */
-void pause_idle(struct app *a, double *step);
+void bv_pause_idle(struct app *a, double *step);
 
 /* The viewer's work between keys, as its loop does it while no key
  * comes: steps until none is left (at most 1000); the longest step into
  * *step when better. */
-int idle(struct app *a, double *step);
+int bv_idle(struct app *a, double *step);
 
 /* The key of the weighting after the shown one: always a change. */
-int other_weighting(const struct app *a);
+int bv_other_weighting(const struct app *a);
 
 /* Key into, then a change of weighting, the operator's pause (the idle
  * steps run, the longest into *step), then key back timed into *fig. */
-int key_after_pause(struct app *a, struct screen *scr, int into, int back,
-                    double *step, double *fig);
+int bv_key_after_pause(struct app *a, struct screen *scr, int into, int back,
+                       double *step, double *fig);
 
 /* ---- the filter (tests/bench_viewer_filter.c) ---- */
 
@@ -97,8 +98,8 @@ int key_after_pause(struct app *a, struct screen *scr, int into, int back,
  * pause between '/' and the key (the idle steps, the longest into *step):
  * the time of the key and its render into *fig when better.  Esc ends
  * the filter. */
-int back_after_pause(struct app *a, struct screen *scr, struct gen *g,
-                     const char *typed, double *fig, double *step);
+int bv_back_after_pause(struct app *a, struct screen *scr, struct bv_gen *g,
+                        const char *typed, double *fig, double *step);
 
 /* The filter's very first key, best of runs (bench times it once): each
  * run a viewer of its own shows its first window, then '/' opens the
@@ -112,15 +113,15 @@ int back_after_pause(struct app *a, struct screen *scr, struct gen *g,
  * viewer_filter_{very_first_key_best,very_first_key_no_idle_best,
  * pasted_word_best,pasted_word_no_pause_best,slash,index_idle_step}_TAG_ms.
  */
-int very_first(size_t stacks, size_t depth, int runs, const char *tag,
-               double *longest);
+int bv_very_first(size_t stacks, size_t depth, int runs, const char *tag,
+                  double *longest);
 
 /* What every viewer pays between keys for a window that arrives, no
  * filter on and the table shown (the filter's index of a large window,
  * made before '/'): the CPU time of the idle steps until none is left,
  * best of runs windows.  Prints viewer_idle_cpu_per_window_TAG_ms. */
-int idle_per_window(struct app *a, struct screen *scr, struct gen *g, int runs,
-                    const char *tag);
+int bv_idle_per_window(struct app *a, struct screen *scr, struct bv_gen *g,
+                       int runs, const char *tag);
 
 /* ---- the views and the groupings (tests/bench_viewer_views.c) ---- */
 
@@ -129,8 +130,8 @@ int idle_per_window(struct app *a, struct screen *scr, struct gen *g, int runs,
  * of runs; and Esc back after the operator's pause (the idle steps run,
  * the longest into *step).  Prints
  * viewer_view_NAME_{open,weight,back,back_after_pause}_TAG_ms. */
-int view_keys(struct app *a, struct screen *scr, int runs, int open,
-              const char *name, const char *tag, double *step);
+int bv_view_keys(struct app *a, struct screen *scr, int runs, int open,
+                 const char *name, const char *tag, double *step);
 
 /* a and n: the grouping derived (model_group) and the rows sorted and
  * drawn; a weighting key under it (nothing derived again); back to the
@@ -139,8 +140,8 @@ int view_keys(struct app *a, struct screen *scr, int runs, int open,
  * before each run, so that a and n derive as on a window not grouped
  * before.  Prints viewer_group_{parked,name,weight,back,
  * back_after_pause,parked_detail}_TAG_ms. */
-int group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
-               double *step);
+int bv_group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
+                  double *step);
 
 /* Exploring under a grouping (issue 13's 10 ms): compare split by task
  * name (=, a weighting key, Esc, each timed; the base held from when it
@@ -153,14 +154,14 @@ int group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
  * compare_name_back,compare_name_cold_open,compare_name_open_after_pause,
  * compare_name_cold_open_after_pause,detail_parked_open,
  * detail_parked_weight,flame_first}_TAG_ms. */
-int explore_keys(struct app *a, struct scr_gen *sg, int runs, const char *tag,
-                 double *step);
+int bv_explore_keys(struct app *a, struct bv_scr *sg, int runs, const char *tag,
+                    double *step);
 
 /* The detail of one row that folds every entry of the window: a window
  * of 100,000 tasks of one spawn stack, each parked at a stack of its
  * own (d, a weighting key, Esc).  Prints
  * viewer_detail_big_row_{open,weight}_ms. */
-int big_row(int runs, size_t cols, size_t rows);
+int bv_big_row(int runs, size_t cols, size_t rows);
 
 /* ---- the tree (tests/bench_viewer_tree.c) ---- */
 
@@ -168,15 +169,15 @@ int big_row(int runs, size_t cols, size_t rows);
  * shows, each level sorted; then a weighting key re-sorts what the page
  * shows, and the other keys through the expanded tree (PgDn, End, Home,
  * - and + on the top frame, Esc back). */
-int tree_all(struct app *a, struct screen *scr, int runs, const char *tag);
+int bv_tree_all(struct app *a, struct screen *scr, int runs, const char *tag);
 
 /* t, then * on a window that just arrived, none of its frames made yet
  * (best of runs, each on a new window); and * after the operator's pause
  * after t (the idle steps run, the longest into *step).  Prints
  * viewer_view_tree_{open,expand_all}_new_window_TAG_ms and
  * viewer_view_tree_expand_all_new_window_after_pause_TAG_ms. */
-int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
-                    const char *tag, double *step);
+int bv_tree_new_window(struct app *a, struct bv_scr *sg, int runs,
+                       const char *tag, double *step);
 
 /* The tree split by task name (n then t): every stack of a window has 1
  * to 3 task names (of 8), so a frame's leaves are runs of rows, not a row
@@ -186,7 +187,7 @@ int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
  * (the idle steps run, the longest into *step); n again after.  Prints
  * viewer_view_tree_name_{open_new_window,expand_all_new_window,
  * expand_all_new_window_after_pause,all_weight,all_end}_TAG_ms. */
-int tree_by_name(struct app *a, struct scr_gen *sg, int runs, const char *tag,
-                 double *step);
+int bv_tree_by_name(struct app *a, struct bv_scr *sg, int runs, const char *tag,
+                    double *step);
 
 #endif

@@ -5,30 +5,30 @@
 
 #include <stdio.h>
 
-int back_after_pause(struct app *a, struct screen *scr, struct gen *g,
-                     const char *typed, double *fig, double *step)
+int bv_back_after_pause(struct app *a, struct screen *scr, struct bv_gen *g,
+                        const char *typed, double *fig, double *step)
 {
 	static const int slash = '/', bs = KC_BACKSPACE, esc = KC_ESC,
 	                 enter = KC_ENTER;
 	double arrive = 1e30;
 
-	if (keys(a, scr, &slash, 1))
+	if (bv_keys(a, scr, &slash, 1))
 		return -1;
 	for (; *typed; typed++) {
 		int c = (unsigned char)*typed;
 
-		if (keys(a, scr, &c, 1))
+		if (bv_keys(a, scr, &c, 1))
 			return -1;
 	}
-	if (keys(a, scr, &enter, 1) || arrival(a, scr, g, &arrive) ||
-	    keys(a, scr, &slash, 1))
+	if (bv_keys(a, scr, &enter, 1) || bv_arrival(a, scr, g, &arrive) ||
+	    bv_keys(a, scr, &slash, 1))
 		return -1;
-	pause_idle(a, step);
-	return timed(a, scr, &bs, 1, fig) || keys(a, scr, &esc, 1);
+	bv_pause_idle(a, step);
+	return bv_timed(a, scr, &bs, 1, fig) || bv_keys(a, scr, &esc, 1);
 }
 
-int very_first(size_t stacks, size_t depth, int runs, const char *tag,
-               double *longest)
+int bv_very_first(size_t stacks, size_t depth, int runs, const char *tag,
+                  double *longest)
 {
 	static const int k[2] = { '/', 'h' };
 	static const int word[10] = { '/', 'h', 'a', 'n', 'd',
@@ -37,16 +37,17 @@ int very_first(size_t stacks, size_t depth, int runs, const char *tag,
 	       bare = 1e30;
 
 	for (int r = 0; r < 4 * runs; r++) {
-		struct gen g = { stacks, depth, 88172645463325252u, 0, 0 };
+		struct bv_gen g = { stacks, depth, 88172645463325252u, 0, 0 };
 		struct app a;
 		struct app_opts o;
 		struct screen scr;
 		int rc;
 
-		bench_opts(&o);
+		bv_opts(&o);
 		if (app_init(&a, &o) != STATUS_OK)
 			return -1;
-		if (fill(&a, &g) || screen_init(&scr, 200, 50) != STATUS_OK) {
+		if (bv_fill(&a, &g) ||
+		    screen_init(&scr, 200, 50) != STATUS_OK) {
 			app_fini(&a);
 			return -1;
 		}
@@ -54,19 +55,20 @@ int very_first(size_t stacks, size_t depth, int runs, const char *tag,
 		rc = app_render(&a, &scr) != STATUS_OK;
 		switch (rc ? -1 : r % 4) {
 		case 0:
-			rc = timed(&a, &scr, k, 1, &slash) || idle(&a, &step) ||
-			     timed(&a, &scr, k + 1, 1, &ms);
+			rc = bv_timed(&a, &scr, k, 1, &slash) ||
+			     bv_idle(&a, &step) ||
+			     bv_timed(&a, &scr, k + 1, 1, &ms);
 			break;
 		case 1:
-			pause_idle(&a, longest);
-			rc = timed(&a, &scr, k, 2, &cold);
+			bv_pause_idle(&a, longest);
+			rc = bv_timed(&a, &scr, k, 2, &cold);
 			break;
 		case 2:
-			pause_idle(&a, longest);
-			rc = timed(&a, &scr, word, 10, &pasted);
+			bv_pause_idle(&a, longest);
+			rc = bv_timed(&a, &scr, word, 10, &pasted);
 			break;
 		case 3:
-			rc = timed(&a, &scr, word, 10, &bare);
+			rc = bv_timed(&a, &scr, word, 10, &bare);
 			break;
 		}
 		screen_fini(&scr);
@@ -85,23 +87,23 @@ int very_first(size_t stacks, size_t depth, int runs, const char *tag,
 	return 0;
 }
 
-int idle_per_window(struct app *a, struct screen *scr, struct gen *g, int runs,
-                    const char *tag)
+int bv_idle_per_window(struct app *a, struct screen *scr, struct bv_gen *g,
+                       int runs, const char *tag)
 {
 	double arrive = 1e30, per = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		double t0;
 
-		if (arrival(a, scr, g, &arrive))
+		if (bv_arrival(a, scr, g, &arrive))
 			return -1;
-		t0 = cpu_ms();
+		t0 = bv_cpu_ms();
 		for (int i = 0; app_idle_pending(a); i++) {
 			if (i == 1000)
 				return -1;
 			app_idle(a);
 		}
-		per = best(per, cpu_ms() - t0);
+		per = bv_best(per, bv_cpu_ms() - t0);
 	}
 	printf("viewer_idle_cpu_per_window_%s_ms %.3f\n", tag, per);
 	return 0;

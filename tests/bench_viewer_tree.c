@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-int tree_all(struct app *a, struct screen *scr, int runs, const char *tag)
+int bv_tree_all(struct app *a, struct screen *scr, int runs, const char *tag)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, pgdn = KC_PGDN,
 	                 end = KC_END, home = KC_HOME, minus = '-', plus = '+';
@@ -12,16 +12,17 @@ int tree_all(struct app *a, struct screen *scr, int runs, const char *tag)
 	       pl = 1e30, b = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = other_weighting(a);
+		int weigh = bv_other_weighting(a);
 
-		if (keys(a, scr, &t, 1) || keys(a, scr, &home, 1) ||
-		    timed(a, scr, &all, 1, &o) ||
-		    timed(a, scr, &weigh, 1, &w) ||
-		    timed(a, scr, &pgdn, 1, &pd) ||
-		    timed(a, scr, &end, 1, &en) ||
-		    timed(a, scr, &home, 1, &ho) ||
-		    timed(a, scr, &minus, 1, &mi) ||
-		    timed(a, scr, &plus, 1, &pl) || timed(a, scr, &esc, 1, &b))
+		if (bv_keys(a, scr, &t, 1) || bv_keys(a, scr, &home, 1) ||
+		    bv_timed(a, scr, &all, 1, &o) ||
+		    bv_timed(a, scr, &weigh, 1, &w) ||
+		    bv_timed(a, scr, &pgdn, 1, &pd) ||
+		    bv_timed(a, scr, &end, 1, &en) ||
+		    bv_timed(a, scr, &home, 1, &ho) ||
+		    bv_timed(a, scr, &minus, 1, &mi) ||
+		    bv_timed(a, scr, &plus, 1, &pl) ||
+		    bv_timed(a, scr, &esc, 1, &b))
 			return -1;
 		tree_paths_clear(&a->tree.open);
 		tree_paths_clear(&a->tree.open_all);
@@ -46,33 +47,34 @@ static void tree_forget(struct app *a)
 
 /* On a window just arrived: t, Home, the operator's pause (the idle steps
  * run, the longest into *step), then * timed into *paused; Esc after. */
-static int star_after_pause(struct app *a, struct scr_gen *sg, double *arr,
+static int star_after_pause(struct app *a, struct bv_scr *sg, double *arr,
                             double *step, double *paused)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
 
-	if (arrival(a, sg->scr, sg->g, arr) || keys(a, sg->scr, &t, 1) ||
-	    keys(a, sg->scr, &home, 1))
+	if (bv_arrival(a, sg->scr, sg->g, arr) || bv_keys(a, sg->scr, &t, 1) ||
+	    bv_keys(a, sg->scr, &home, 1))
 		return -1;
-	pause_idle(a, step);
-	if (timed(a, sg->scr, &all, 1, paused) || keys(a, sg->scr, &esc, 1))
+	bv_pause_idle(a, step);
+	if (bv_timed(a, sg->scr, &all, 1, paused) ||
+	    bv_keys(a, sg->scr, &esc, 1))
 		return -1;
 	tree_forget(a);
 	return 0;
 }
 
-int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
-                    const char *tag, double *step)
+int bv_tree_new_window(struct app *a, struct bv_scr *sg, int runs,
+                       const char *tag, double *step)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME;
 	double first = 1e30, arr = 1e30, open = 1e30, paused = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    timed(a, sg->scr, &t, 1, &open) ||
-		    keys(a, sg->scr, &home, 1) ||
-		    timed(a, sg->scr, &all, 1, &first) ||
-		    keys(a, sg->scr, &esc, 1))
+		if (bv_arrival(a, sg->scr, sg->g, &arr) ||
+		    bv_timed(a, sg->scr, &t, 1, &open) ||
+		    bv_keys(a, sg->scr, &home, 1) ||
+		    bv_timed(a, sg->scr, &all, 1, &first) ||
+		    bv_keys(a, sg->scr, &esc, 1))
 			return -1;
 		tree_forget(a);
 		if (star_after_pause(a, sg, &arr, step, &paused))
@@ -87,8 +89,8 @@ int tree_new_window(struct app *a, struct scr_gen *sg, int runs,
 	return 0;
 }
 
-int tree_by_name(struct app *a, struct scr_gen *sg, int runs, const char *tag,
-                 double *step)
+int bv_tree_by_name(struct app *a, struct bv_scr *sg, int runs, const char *tag,
+                    double *step)
 {
 	static const int t = 't', all = '*', esc = KC_ESC, home = KC_HOME,
 	                 end = KC_END, kn = 'n';
@@ -97,25 +99,25 @@ int tree_by_name(struct app *a, struct scr_gen *sg, int runs, const char *tag,
 	size_t names = sg->g->names;
 
 	sg->g->names = 3;
-	if (keys(a, sg->scr, &kn, 1))
+	if (bv_keys(a, sg->scr, &kn, 1))
 		return -1;
 	for (int r = 0; r < runs; r++) {
-		int weigh = other_weighting(a);
+		int weigh = bv_other_weighting(a);
 
-		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    timed(a, sg->scr, &t, 1, &open) ||
-		    keys(a, sg->scr, &home, 1) ||
-		    timed(a, sg->scr, &all, 1, &first) ||
-		    timed(a, sg->scr, &weigh, 1, &w) ||
-		    timed(a, sg->scr, &end, 1, &en) ||
-		    keys(a, sg->scr, &esc, 1))
+		if (bv_arrival(a, sg->scr, sg->g, &arr) ||
+		    bv_timed(a, sg->scr, &t, 1, &open) ||
+		    bv_keys(a, sg->scr, &home, 1) ||
+		    bv_timed(a, sg->scr, &all, 1, &first) ||
+		    bv_timed(a, sg->scr, &weigh, 1, &w) ||
+		    bv_timed(a, sg->scr, &end, 1, &en) ||
+		    bv_keys(a, sg->scr, &esc, 1))
 			return -1;
 		tree_forget(a);
 		if (star_after_pause(a, sg, &arr, step, &paused))
 			return -1;
 	}
 	sg->g->names = names;
-	if (keys(a, sg->scr, &kn, 1))
+	if (bv_keys(a, sg->scr, &kn, 1))
 		return -1;
 	printf("viewer_view_tree_name_open_new_window_%s_ms %.3f\n", tag, open);
 	printf("viewer_view_tree_name_expand_all_new_window_%s_ms %.3f\n", tag,

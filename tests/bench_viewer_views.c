@@ -6,20 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-int view_keys(struct app *a, struct screen *scr, int runs, int open,
-              const char *name, const char *tag, double *step)
+int bv_view_keys(struct app *a, struct screen *scr, int runs, int open,
+                 const char *name, const char *tag, double *step)
 {
 	static const int esc = KC_ESC;
 	double o = 1e30, w = 1e30, b = 1e30, bp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
 		/* always a change of weighting: the view is built again */
-		int weigh = other_weighting(a);
+		int weigh = bv_other_weighting(a);
 
-		if (timed(a, scr, &open, 1, &o) ||
-		    timed(a, scr, &weigh, 1, &w) || timed(a, scr, &esc, 1, &b))
+		if (bv_timed(a, scr, &open, 1, &o) ||
+		    bv_timed(a, scr, &weigh, 1, &w) ||
+		    bv_timed(a, scr, &esc, 1, &b))
 			return -1;
-		if (key_after_pause(a, scr, open, esc, step, &bp))
+		if (bv_key_after_pause(a, scr, open, esc, step, &bp))
 			return -1;
 	}
 	printf("viewer_view_%s_open_%s_ms %.3f\n", name, tag, o);
@@ -29,29 +30,30 @@ int view_keys(struct app *a, struct screen *scr, int runs, int open,
 	return 0;
 }
 
-int group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
-               double *step)
+int bv_group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
+                  double *step)
 {
 	static const int ka = 'a', kn = 'n', kd = 'd', esc = KC_ESC;
 	double p = 1e30, n = 1e30, w = 1e30, b = 1e30, d = 1e30, bp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = other_weighting(a);
+		int weigh = bv_other_weighting(a);
 		uint64_t derived;
 
 		grouped_drop(&a->grouped);
 		/* the detail of a parked-at row: its spawn stacks summed */
-		if (timed(a, scr, &ka, 1, &p) || timed(a, scr, &kd, 1, &d) ||
-		    keys(a, scr, &esc, 1) || timed(a, scr, &kn, 1, &n))
+		if (bv_timed(a, scr, &ka, 1, &p) ||
+		    bv_timed(a, scr, &kd, 1, &d) || bv_keys(a, scr, &esc, 1) ||
+		    bv_timed(a, scr, &kn, 1, &n))
 			return -1;
 		derived = a->grouped.derived;
-		if (timed(a, scr, &weigh, 1, &w) ||
+		if (bv_timed(a, scr, &weigh, 1, &w) ||
 		    a->grouped.derived != derived)
 			return -1;
-		if (keys(a, scr, &kn, 1) || timed(a, scr, &ka, 1, &b))
+		if (bv_keys(a, scr, &kn, 1) || bv_timed(a, scr, &ka, 1, &b))
 			return -1;
 		/* again, the operator pausing before a goes back */
-		if (key_after_pause(a, scr, ka, ka, step, &bp))
+		if (bv_key_after_pause(a, scr, ka, ka, step, &bp))
 			return -1;
 	}
 	printf("viewer_group_parked_%s_ms %.3f\n", tag, p);
@@ -63,8 +65,8 @@ int group_keys(struct app *a, struct screen *scr, int runs, const char *tag,
 	return 0;
 }
 
-int explore_keys(struct app *a, struct scr_gen *sg, int runs, const char *tag,
-                 double *step)
+int bv_explore_keys(struct app *a, struct bv_scr *sg, int runs, const char *tag,
+                    double *step)
 {
 	static const int kn = 'n', ka = 'a', eq = '=', kd = 'd', kf = 'f',
 	                 esc = KC_ESC;
@@ -72,46 +74,47 @@ int explore_keys(struct app *a, struct scr_gen *sg, int runs, const char *tag,
 	       dw = 1e30, ff = 1e30, arr = 1e30, cop = 1e30, ccp = 1e30;
 
 	for (int r = 0; r < runs; r++) {
-		int weigh = other_weighting(a);
+		int weigh = bv_other_weighting(a);
 
-		if (keys(a, sg->scr, &kn, 1) ||
-		    timed(a, sg->scr, &eq, 1, &co) ||
-		    timed(a, sg->scr, &weigh, 1, &cw) ||
-		    timed(a, sg->scr, &esc, 1, &cb))
+		if (bv_keys(a, sg->scr, &kn, 1) ||
+		    bv_timed(a, sg->scr, &eq, 1, &co) ||
+		    bv_timed(a, sg->scr, &weigh, 1, &cw) ||
+		    bv_timed(a, sg->scr, &esc, 1, &cb))
 			return -1;
 		/* nothing held (dropped under the default grouping, which
 		 * shows the kept window): n derives the shown window, = the
 		 * base */
-		if (keys(a, sg->scr, &kn, 1))
+		if (bv_keys(a, sg->scr, &kn, 1))
 			return -1;
 		grouped_drop(&a->grouped);
-		if (keys(a, sg->scr, &kn, 1) ||
-		    timed(a, sg->scr, &eq, 1, &cc) ||
-		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
+		if (bv_keys(a, sg->scr, &kn, 1) ||
+		    bv_timed(a, sg->scr, &eq, 1, &cc) ||
+		    bv_keys(a, sg->scr, &esc, 1) || bv_keys(a, sg->scr, &kn, 1))
 			return -1;
 		/* both again, the operator pausing before = */
-		if (keys(a, sg->scr, &kn, 1))
+		if (bv_keys(a, sg->scr, &kn, 1))
 			return -1;
-		pause_idle(a, step);
-		if (timed(a, sg->scr, &eq, 1, &cop) ||
-		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
+		bv_pause_idle(a, step);
+		if (bv_timed(a, sg->scr, &eq, 1, &cop) ||
+		    bv_keys(a, sg->scr, &esc, 1) || bv_keys(a, sg->scr, &kn, 1))
 			return -1;
 		grouped_drop(&a->grouped);
-		if (keys(a, sg->scr, &kn, 1))
+		if (bv_keys(a, sg->scr, &kn, 1))
 			return -1;
-		pause_idle(a, step);
-		if (timed(a, sg->scr, &eq, 1, &ccp) ||
-		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &kn, 1))
+		bv_pause_idle(a, step);
+		if (bv_timed(a, sg->scr, &eq, 1, &ccp) ||
+		    bv_keys(a, sg->scr, &esc, 1) || bv_keys(a, sg->scr, &kn, 1))
 			return -1;
-		weigh = other_weighting(a);
-		if (keys(a, sg->scr, &ka, 1) ||
-		    timed(a, sg->scr, &kd, 1, &dop) ||
-		    timed(a, sg->scr, &weigh, 1, &dw) ||
-		    keys(a, sg->scr, &esc, 1) || keys(a, sg->scr, &ka, 1))
+		weigh = bv_other_weighting(a);
+		if (bv_keys(a, sg->scr, &ka, 1) ||
+		    bv_timed(a, sg->scr, &kd, 1, &dop) ||
+		    bv_timed(a, sg->scr, &weigh, 1, &dw) ||
+		    bv_keys(a, sg->scr, &esc, 1) || bv_keys(a, sg->scr, &ka, 1))
 			return -1;
 		/* a new window: the flame lays it out from nothing */
-		if (arrival(a, sg->scr, sg->g, &arr) ||
-		    timed(a, sg->scr, &kf, 1, &ff) || keys(a, sg->scr, &esc, 1))
+		if (bv_arrival(a, sg->scr, sg->g, &arr) ||
+		    bv_timed(a, sg->scr, &kf, 1, &ff) ||
+		    bv_keys(a, sg->scr, &esc, 1))
 			return -1;
 	}
 	printf("viewer_explore_compare_name_open_%s_ms %.3f\n", tag, co);
@@ -129,7 +132,7 @@ int explore_keys(struct app *a, struct scr_gen *sg, int runs, const char *tag,
 	return 0;
 }
 
-int big_row(int runs, size_t cols, size_t rows)
+int bv_big_row(int runs, size_t cols, size_t rows)
 {
 	static const int kd = 'd', esc = KC_ESC;
 	size_t n = 100000;
@@ -138,7 +141,7 @@ int big_row(int runs, size_t cols, size_t rows)
 	struct screen scr;
 	struct sample *s = calloc(n, sizeof(*s));
 	struct strview *pk = calloc(n * 2, sizeof(*pk));
-	char *names = calloc(n, NAME);
+	char *names = calloc(n, BV_NAME);
 	struct strview spawn[2];
 	struct window_meta meta;
 	double op = 1e30, w = 1e30;
@@ -159,9 +162,9 @@ int big_row(int runs, size_t cols, size_t rows)
 	if (!s || !pk || !names || app_init(&a, &o) != STATUS_OK)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		int len = snprintf(names + i * NAME, NAME, "waits_%zu:q:%zu",
-		                   i % 31, i);
-		pk[2 * i] = sv_n(names + i * NAME, (size_t)len);
+		int len = snprintf(names + i * BV_NAME, BV_NAME,
+		                   "waits_%zu:q:%zu", i % 31, i);
+		pk[2 * i] = sv_n(names + i * BV_NAME, (size_t)len);
 		pk[2 * i + 1] = sv_c("asyncio.locks:Lock.acquire:114");
 		s[i] = (struct sample){ .frames = spawn,
 			                .depth = 2,
@@ -170,7 +173,7 @@ int big_row(int runs, size_t cols, size_t rows)
 			                .parked = pk + 2 * i,
 			                .parked_depth = 2 };
 		for (int m = 0; m < METRIC_COUNT; m++)
-			s[i].m.v[m] = xorshift(&x) % 5000000000u;
+			s[i].m.v[m] = bv_xorshift(&x) % 5000000000u;
 	}
 	if (app_commit(&a, s, n, &meta) != STATUS_OK ||
 	    screen_init(&scr, cols, rows) != STATUS_OK)
@@ -180,8 +183,9 @@ int big_row(int runs, size_t cols, size_t rows)
 	for (int r = 0; r < runs; r++) {
 		int weigh = '1' + (int)((a.v.metric + 1) % METRIC_COUNT);
 
-		if (timed(&a, &scr, &kd, 1, &op) ||
-		    timed(&a, &scr, &weigh, 1, &w) || keys(&a, &scr, &esc, 1))
+		if (bv_timed(&a, &scr, &kd, 1, &op) ||
+		    bv_timed(&a, &scr, &weigh, 1, &w) ||
+		    bv_keys(&a, &scr, &esc, 1))
 			goto both;
 	}
 	printf("viewer_detail_big_row_open_100k_ms %.3f\n", op);
