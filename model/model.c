@@ -5,6 +5,7 @@
  * the accounting. */
 #include "model/model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/admit.h"
@@ -641,6 +642,47 @@ const uint32_t *model_stack(const struct model *m, uint32_t stack,
 	if (depth)
 		*depth = s ? stackkey_rd32(s->str) : 0;
 	return s ? stackkey_ids(s->str) : NULL;
+}
+
+uint32_t model_stack_in(const struct model *m, const struct model *from,
+                        uint32_t stack)
+{
+	const struct intern_slot *s = intern_slot(&from->stacks, stack);
+	struct frames_key k = { 0 };
+	struct strview *v;
+	const char *p;
+	uint32_t id;
+
+	if (m == from || !s)
+		return m == from ? stack : 0;
+	k.n = stackkey_rd32(s->str);
+	k.len = intern_keylen(s->str);
+	v = calloc(k.n ? k.n : 1, sizeof(*v));
+	if (!v)
+		return 0;
+	/* the key text is the frames' own: lengths and bytes, root first */
+	p = s->str + sizeof(uint32_t);
+	for (size_t i = 0; i < k.n; i++) {
+		v[i] = sv_n(p + sizeof(uint32_t), stackkey_rd32(p));
+		p += sizeof(uint32_t) + v[i].len;
+	}
+	k.v = v;
+	id = hash_table_find(&m->stacks.index,
+	                     hash_fold32(stackkey_hash(v, k.n)), stackkey_eq,
+	                     &k);
+	free(v);
+	return id;
+}
+
+uint32_t model_name_in(const struct model *m, const struct model *from,
+                       uint32_t name)
+{
+	struct strview v;
+
+	if (m == from || !name)
+		return name;
+	v = intern_view(&from->names, name);
+	return intern_find(&m->names, v.ptr, v.len);
 }
 
 size_t window_find_row(const struct window *w, uint32_t stack)

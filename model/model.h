@@ -218,6 +218,16 @@ struct strview model_name(const struct model *m, uint32_t name);
 const uint32_t *model_stack(const struct model *m, uint32_t stack,
                             size_t *depth);
 
+/* The id in m of the stack that is stack in the model from (the same
+ * frames, byte for byte), or 0 when m holds no such stack: for a view
+ * that moves between two models (the window in progress is folded apart),
+ * whose ids differ.  model_name_in is the same for a task name (0 stays
+ * 0, the rows without a name). */
+uint32_t model_stack_in(const struct model *m, const struct model *from,
+                        uint32_t stack);
+uint32_t model_name_in(const struct model *m, const struct model *from,
+                       uint32_t name);
+
 /* Index in w->rows of the row of stack id, or SIZE_MAX.  Split by name, a
  * stack has a row per name: the one of the lowest name id. */
 size_t window_find_row(const struct window *w, uint32_t stack);

@@ -19,16 +19,14 @@ void su_commit(struct app *a, const struct su_row *rows, size_t n,
 	su_commit_more(a, rows, NULL, n, start);
 }
 
-void su_commit_more(struct app *a, const struct su_row *rows,
-                    const struct su_more *more, size_t n, int64_t start)
+/* rows[0 .. n) (with more[i] beside, when more) as samples in static
+ * storage, valid until the next call. */
+static const struct sample *samples_of(const struct su_row *rows,
+                                       const struct su_more *more, size_t n)
 {
 	static struct sample s[SU_ROWS];
 	static struct strview f[SU_ROWS][SU_DEPTH];
 	static struct strview pk[SU_ROWS][SU_DEPTH];
-	struct window_meta meta = { .time_nanos = start,
-		                    .duration_nanos = 5 * SEC,
-		                    .requested_nanos = 5 * SEC };
-	enum status st;
 
 	ck_assert_uint_le(n, SU_ROWS);
 	for (size_t i = 0; i < n; i++) {
@@ -52,8 +50,37 @@ void su_commit_more(struct app *a, const struct su_row *rows,
 		};
 		memcpy(s[i].m.v, rows[i].v, sizeof(s[i].m.v));
 	}
-	st = app_commit(a, s, n, &meta);
+	return s;
+}
+
+static struct window_meta meta_at(int64_t start)
+{
+	return (struct window_meta){ .time_nanos = start,
+		                     .duration_nanos = 5 * SEC,
+		                     .requested_nanos = 5 * SEC };
+}
+
+void su_commit_more(struct app *a, const struct su_row *rows,
+                    const struct su_more *more, size_t n, int64_t start)
+{
+	const struct sample *s = samples_of(rows, more, n);
+	struct window_meta meta = meta_at(start);
+	enum status st = app_commit(a, s, n, &meta);
+
 	ck_assert(st == STATUS_OK || st == STATUS_EMPTY_WINDOW);
+}
+
+void su_progress(struct app *a, const struct su_row *rows, size_t n,
+                 int64_t start)
+{
+	const struct sample *s = samples_of(rows, NULL, n);
+	struct window_meta meta = meta_at(start);
+
+	ck_assert_int_eq(model_begin(a->pm), STATUS_OK);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(model_add(a->pm, &s[i]), STATUS_OK);
+	ck_assert_int_eq(model_commit(a->pm, &meta, NULL), STATUS_OK);
+	a->have_progress = true;
 }
 
 void su_app(struct app *a)

@@ -50,6 +50,12 @@ void su_commit(struct app *a, const struct su_row *rows, size_t n,
 void su_commit_more(struct app *a, const struct su_row *rows,
                     const struct su_more *more, size_t n, int64_t start);
 
+/* rows[0 .. n) as a window in progress, as the worker's partial figures
+ * come: folded into a->pm, apart from the kept windows, and a->pm shown
+ * while 'o' is on. */
+void su_progress(struct app *a, const struct su_row *rows, size_t n,
+                 int64_t start);
+
 /* a's screen as text at cols x rows into out (initialised; reset first),
  * a C string; fails the test when it cannot be drawn. */
 void su_screen(struct app *a, size_t cols, size_t rows, struct buf *out);

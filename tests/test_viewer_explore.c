@@ -422,6 +422,95 @@ START_TEST(table_sorts_when_it_shows_again)
 }
 END_TEST
 
+/* Whether a's screen at 100x30 holds text. */
+static bool screen_has(struct app *a, const char *text)
+{
+	struct buf out;
+	bool has;
+
+	buf_init(&out);
+	su_screen(a, 100, 30, &out);
+	has = strstr(out.data, text) != NULL;
+	buf_fini(&out);
+	return has;
+}
+
+/* The window in progress is folded into a model of its own, whose ids
+ * differ from the kept windows': a detail opened on it stays on its stack
+ * when the window ends and the finished one shows, and the other way,
+ * and says so while the shown window does not hold the stack. */
+START_TEST(detail_follows_its_stack_across_models)
+{
+	static const struct su_row early[] = {
+		{ { "app:main:91", "app:report:12" },
+		  "report",
+		  { 3000 * MS, 30 * MS, 2 * MS, 7, 7 },
+		  1 },
+		{ { POOL }, "fetch", { 1000 * MS, 10 * MS, 1 * MS, 5, 5 }, 3 },
+	};
+	static const struct su_row only_other[] = {
+		{ { "app:other:1" }, "o", { 10 * MS, 1 * MS, 0, 1, 1 }, 1 },
+	};
+	const char *gone = "this stack is not in the shown window";
+	struct app a;
+
+	su_app(&a);
+	commit_k(&a, 1);
+	/* in progress the report's stack is interned first: other ids */
+	su_progress(&a, early, ARRAY_SIZE(early), T0 + 5 * SEC);
+	app_key(&a, 'o');
+	ck_assert(app_showing_progress(&a));
+	view_select(&a.pv, 0);
+	while (a.pv.sel < a.pv.order.n) {
+		const struct fold_row *r =
+		    &app_shown(&a)->rows[view_row_at(&a.pv, a.pv.sel)];
+		size_t depth;
+		const uint32_t *f = model_stack(a.pm, r->stack, &depth);
+
+		if (sv_eq(model_frame(a.pm, f[depth - 1]),
+		          sv_c("app:report:12")))
+			break;
+		view_move(&a.pv, 1);
+	}
+	app_key(&a, KC_ENTER);
+	ck_assert_int_eq(a.body, APP_BODY_DETAIL);
+	ck_assert(screen_has(&a, "app:report:12"));
+	ck_assert(!screen_has(&a, gone));
+	/* the window ends: the finished one shows, the detail on the same
+	 * stack in the kept model's ids */
+	commit_k(&a, 2);
+	ck_assert(!app_showing_progress(&a));
+	ck_assert(screen_has(&a, "app:report:12"));
+	ck_assert(screen_has(&a, "report"));
+	ck_assert(!screen_has(&a, gone));
+	/* a window in progress without it: said, and the stack kept for
+	 * when a window holds it again */
+	su_progress(&a, only_other, ARRAY_SIZE(only_other), T0 + 10 * SEC);
+	app_key(&a, 'o');
+	app_key(&a, 'o');
+	ck_assert(app_showing_progress(&a));
+	ck_assert(screen_has(&a, gone));
+	app_key(&a, 'o');
+	ck_assert(!app_showing_progress(&a));
+	ck_assert(screen_has(&a, "app:report:12"));
+	ck_assert(!screen_has(&a, gone));
+	/* the tree and flame lay out finished windows: t on the window in
+	 * progress says so; o from the tree shows it in the table */
+	app_key(&a, 'o');
+	app_key(&a, KC_ESC);
+	app_key(&a, 't');
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	ck_assert_ptr_nonnull(strstr(a.status, "finished windows"));
+	app_key(&a, 'o');
+	app_key(&a, 'f');
+	ck_assert_int_eq(a.body, APP_BODY_FLAME);
+	app_key(&a, 'o');
+	ck_assert_int_eq(a.body, APP_BODY_TABLE);
+	ck_assert_ptr_nonnull(strstr(a.status, "the table shows the window"));
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_explore(void);
 Suite *suite_viewer_explore(void)
 {
@@ -435,6 +524,7 @@ Suite *suite_viewer_explore(void)
 	tcase_add_test(tc, pending_sparkline_asks_for_a_redraw);
 	tcase_add_test(tc, compare_pairs_match_a_search);
 	tcase_add_test(tc, table_sorts_when_it_shows_again);
+	tcase_add_test(tc, detail_follows_its_stack_across_models);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -279,6 +279,20 @@ static void window_in(struct app *a, const struct worker_msg *msg,
 	app_after_commit(a, index);
 }
 
+/* The tree and the flame lay out finished windows only: when the window
+ * in progress comes to show, the table shows it, and says why. */
+static void progress_body(struct app *a)
+{
+	if (!app_showing_progress(a) ||
+	    (a->body != APP_BODY_TREE && a->body != APP_BODY_FLAME))
+		return;
+	app_set_status(
+	    a, false,
+	    "the %s shows finished windows; the table shows the window in progress",
+	    a->body == APP_BODY_TREE ? "tree" : "flame");
+	a->body = APP_BODY_TABLE;
+}
+
 enum status app_commit(struct app *a, const struct sample *s, size_t n,
                        const struct window_meta *meta)
 {
@@ -298,6 +312,7 @@ void app_take(struct app *a, const struct worker_msg *msg)
 	case WORKER_PROGRESS:
 		if (fold_in(a, msg, NULL, 0, &msg->meta, a->pm) == STATUS_OK) {
 			a->have_progress = true;
+			progress_body(a);
 			if (a->in_progress)
 				refresh_view(a);
 		}
@@ -541,6 +556,7 @@ unsigned app_do(struct app *a, enum action act)
 			app_set_status(
 			    a, false,
 			    "the window in progress shows at its first partial figures (every -r period, where the source reports them)");
+		progress_body(a);
 		refresh_view(a);
 		return APP_REDRAW;
 	case ACTION_SAVE_PPROF:

@@ -113,8 +113,11 @@ struct app {
 	bool filter_stale;
 	uint32_t body_stack; /* the detail's row */
 	uint32_t body_name;  /* and its name, split by name */
-	size_t body_top;     /* the view's first line shown (it scrolls) */
-	uint64_t mark_seq;   /* the window m marked for compare, 0: none */
+	/* the model those ids are of: the window in progress is folded into
+	 * a model of its own, whose ids differ ('o' moves the detail) */
+	const struct model *body_m;
+	size_t body_top;   /* the view's first line shown (it scrolls) */
+	uint64_t mark_seq; /* the window m marked for compare, 0: none */
 	struct compare cmp;
 	/* the rows: by spawn stack (zero) or parked-at, split by name or not
 	 * ('a', 'n'); the shown window and compare's base so grouped, a few

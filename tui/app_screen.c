@@ -227,6 +227,28 @@ static void compare_of(struct app *a, struct compare_in *c, size_t need)
 
 /* The view that replaces the table, if any, into *body (its context in
  * *v); its scrolling clamped to what it holds. */
+/* The detail's stack in the shown model, 0 when it holds none: its row
+ * moves into the shown model when that is another ('o', or the window in
+ * progress ended), the ids becoming that model's own.  Until the shown
+ * model holds the stack, the detail keeps it where it was found (a model
+ * never gives a freed id again) and says it is not in the window. */
+static uint32_t detail_home(struct app *a)
+{
+	const struct model *m = app_model(a);
+	uint32_t stack, name;
+
+	if (a->body_m == m)
+		return a->body_stack;
+	stack = model_stack_in(m, a->body_m, a->body_stack);
+	name = model_name_in(m, a->body_m, a->body_name);
+	if (!stack || (a->body_name && !name))
+		return 0;
+	a->body_stack = stack;
+	a->body_name = name;
+	a->body_m = m;
+	return stack;
+}
+
 static const struct render_body *body_of(struct app *a, const struct screen *s,
                                          struct body_ctx *v,
                                          struct render_body *body)
@@ -235,22 +257,23 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 	                  ? s->rows - RENDER_TOP_ROWS - RENDER_BOTTOM_ROWS
 	                  : 1;
 	size_t total;
+	uint32_t stack;
 
 	switch (a->body) {
 	case APP_BODY_TABLE:
 		return NULL;
 	case APP_BODY_DETAIL:
+		stack = detail_home(a);
 		if (app_shown(a))
 			spark_update(&a->spark, app_model(a),
-			             app_shown(a)->group, a->body_stack,
-			             a->body_name, spark_columns(s->cols),
-			             SPARK_BUDGET);
+			             app_shown(a)->group, stack, a->body_name,
+			             spark_columns(s->cols), SPARK_BUDGET);
 		v->detail =
 		    (struct detail_in){ .spark =
 			                    app_shown(a) ? &a->spark : NULL,
 			                .m = app_model(a),
 			                .w = app_shown(a),
-			                .stack = a->body_stack,
+			                .stack = stack,
 			                .name = a->body_name,
 			                .metric = a->v.metric,
 			                .ascending = a->v.ascending };

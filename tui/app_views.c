@@ -72,13 +72,24 @@ static unsigned detail(struct app *a)
 	a->body = APP_BODY_DETAIL;
 	a->body_stack = w->rows[r].stack;
 	a->body_name = w->rows[r].name;
+	a->body_m = app_model(a);
 	a->body_top = 0;
 	return APP_REDRAW;
 }
 
-/* A view's key: the view, or back to the table from it. */
+/* A view's key: the view, or back to the table from it.  The tree and
+ * the flame lay out finished windows only (their layout is kept between
+ * windows of one model): on the window in progress they say so. */
 static unsigned toggle_body(struct app *a, enum app_body b)
 {
+	if ((b == APP_BODY_TREE || b == APP_BODY_FLAME) &&
+	    app_showing_progress(a)) {
+		app_set_status(
+		    a, false,
+		    "the %s shows finished windows; o goes back to them",
+		    b == APP_BODY_TREE ? "tree" : "flame");
+		return APP_REDRAW;
+	}
 	a->body = a->body == b ? APP_BODY_TABLE : b;
 	a->body_top = 0;
 	return APP_REDRAW;
