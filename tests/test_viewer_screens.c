@@ -231,6 +231,10 @@ START_TEST(screens_eviction_moves_to_oldest)
 {
 	struct app a;
 	struct app_opts o;
+	struct buf out;
+	char line[512];
+
+	buf_init(&out);
 
 	su_app(&a);
 	o = a.o;
@@ -241,9 +245,26 @@ START_TEST(screens_eviction_moves_to_oldest)
 	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 5 * SEC);
 	app_key(&a, '[');
 	ck_assert_uint_eq(app_shown(&a)->seq, 1);
+	app_key(&a, 'm');
+	ck_assert_uint_eq(a.mark_seq, 1);
 	su_commit(&a, win2, ARRAY_SIZE(win2), T0 + 10 * SEC);
 	ck_assert_uint_eq(app_shown(&a)->seq, 2);
 	ck_assert_ptr_nonnull(strstr(a.notice, "left the history"));
+	/* the mark went with its window, and says so; the header numbers
+	 * the window as compare and the saves do, and where it stands */
+	ck_assert_uint_eq(a.mark_seq, 0);
+	ck_assert_ptr_nonnull(
+	    strstr(a.status, "marked window 1 left the history"));
+	first_line(&a, line, sizeof(line));
+	ck_assert_ptr_nonnull(strstr(line, "window 2, 1/2 kept"));
+	app_key(&a, 'L');
+	app_key(&a, '=');
+	su_screen(&a, 100, 24, &out);
+	ck_assert_ptr_nonnull(
+	    strstr(out.data, "window 3 against the previous window 2"));
+	first_line(&a, line, sizeof(line));
+	ck_assert_ptr_nonnull(strstr(line, "window 3, 2/2 kept"));
+	buf_fini(&out);
 	app_fini(&a);
 }
 END_TEST

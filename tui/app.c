@@ -196,10 +196,23 @@ static bool shown_kept(struct app *a)
 	return false;
 }
 
+/* When the window marked for compare left the history: no mark, said. */
+static void mark_kept(struct app *a)
+{
+	if (!a->mark_seq || model_window_seq(a->m, a->mark_seq))
+		return;
+	app_set_status(a, false,
+	               "marked window %" PRIu64
+	               " left the history; = compares with the window before",
+	               a->mark_seq);
+	a->mark_seq = 0;
+}
+
 void app_evicted(struct app *a, uint64_t oldest)
 {
 	(void)oldest; /* the model tells which windows it still keeps */
 	grouped_forget(&a->grouped, a->m);
+	mark_kept(a);
 	if (app_showing_progress(a) || a->mode == APP_LIVE || shown_kept(a))
 		return;
 	refresh_view(a);
@@ -225,6 +238,7 @@ void app_after_commit(struct app *a, uint64_t index)
 		a->arrived++;
 		shown_kept(a);
 	}
+	mark_kept(a);
 	/* 'o' stays on: the next window in progress shows from its first
 	 * partial figures, the finished one until then */
 	a->have_progress = false;

@@ -274,6 +274,15 @@ static void header1(const struct render_in *in, struct screen *s)
 			snprintf(right, sizeof(right),
 			         "window in progress%s%s%s%s%sso far", d, clock,
 			         d, len, d);
+		else if (s->cols >= 72 && in->w->seq != in->win_pos)
+			/* windows left the history: its number, as compare,
+			 * the marks and the saved files' names give it, and
+			 * where it stands among those kept */
+			snprintf(right, sizeof(right),
+			         "window %llu, %zu/%zu kept%s%s%s%s%s%s",
+			         (unsigned long long)in->w->seq, in->win_pos,
+			         in->win_count, d, clock, d, len, d,
+			         in->mode ? in->mode : "");
 		else if (s->cols >= 72)
 			snprintf(right, sizeof(right),
 			         "window %zu/%zu%s%s%s%s%s%s", in->win_pos,
