@@ -14,25 +14,34 @@ static uint64_t diff(int64_t a, int64_t b)
 	return a > b ? (uint64_t)a - (uint64_t)b : 0;
 }
 
+/* A poll started and not ended: the task is running. */
+static bool polling(const struct tokio_stats *st)
+{
+	return (st->flags & TOKIO_HAS_STARTED) &&
+	       (!(st->flags & TOKIO_HAS_ENDED) || st->started > st->ended);
+}
+
+/* A wake since the last poll started: the task waits for the executor. */
+static bool scheduled(const struct tokio_stats *st)
+{
+	return (st->flags & TOKIO_HAS_WAKE) &&
+	       (!(st->flags & TOKIO_HAS_STARTED) ||
+	        st->last_wake > st->started);
+}
+
 void tokio_stats_at(const struct tokio_stats *st, int64_t now,
                     struct metrics *m, uint64_t *poll_now)
 {
 	bool dropped = st->flags & TOKIO_HAS_DROPPED;
 	int64_t end = dropped ? st->dropped : now;
-	bool polling =
-	    (st->flags & TOKIO_HAS_STARTED) &&
-	    (!(st->flags & TOKIO_HAS_ENDED) || st->started > st->ended);
-	bool scheduled =
-	    (st->flags & TOKIO_HAS_WAKE) &&
-	    (!(st->flags & TOKIO_HAS_STARTED) || st->last_wake > st->started);
 	uint64_t total = diff(end, st->created), busy = st->busy,
 	         sched = st->sched, running = 0;
 
-	if (polling && !dropped) {
+	if (polling(st) && !dropped) {
 		running = diff(now, st->started);
 		busy = u64_add_sat(busy, running);
 	}
-	if (scheduled && !dropped)
+	if (scheduled(st) && !dropped)
 		sched = u64_add_sat(sched, diff(now, st->last_wake));
 	memset(m, 0, sizeof(*m));
 	m->v[METRIC_BUSY] = busy;
@@ -72,6 +81,21 @@ void tokio_state_roll(struct tokio_state *s)
 	s->malformed = 0;
 }
 
+/* tokio-console's lost-waker lint at now: a task polled before, not
+ * done, neither running nor woken, that holds no waker, can never be
+ * polled again.  A blocking task is not woken by wakers, and one never
+ * polled yet waits in the run queue where its spawn put it. */
+static bool lost_waker(const struct tokio_state *s, const struct tokio_task *t)
+{
+	const struct tokio_stats *st = &t->s;
+
+	if ((st->flags & TOKIO_HAS_DROPPED) && st->dropped <= s->now)
+		return false;
+	return (st->flags & TOKIO_HAS_STARTED) && !polling(st) &&
+	       !scheduled(st) && st->clones <= st->drops &&
+	       !sv_eq(intern_view(&s->strs, t->kind), sv_c("blocking"));
+}
+
 /* Task t's figures in the window; a task first seen in it, though created
  * before it, counts its life from the window's start. */
 static void task_window(const struct tokio_state *s, const struct tokio_task *t,
@@ -96,8 +120,9 @@ static void task_window(const struct tokio_state *s, const struct tokio_task *t,
 	out->x.v[EXTRA_WAKERS] =
 	    t->s.clones > t->s.drops ? t->s.clones - t->s.drops : 0;
 	out->x.v[EXTRA_POLL_NOW] = poll_now;
-	out->x.known =
-	    1u << EXTRA_SELF_WAKES | 1u << EXTRA_WAKERS | 1u << EXTRA_POLL_NOW;
+	out->x.v[EXTRA_NO_WAKER] = lost_waker(s, t) ? 1 : 0;
+	out->x.known = 1u << EXTRA_SELF_WAKES | 1u << EXTRA_WAKERS |
+	               1u << EXTRA_POLL_NOW | 1u << EXTRA_NO_WAKER;
 }
 
 enum status tokio_state_emit(struct tokio_state *s,

@@ -178,6 +178,49 @@ START_TEST(tokio_window_formulas)
 }
 END_TEST
 
+/* tokio-console's lost-waker lint as the no-waker figure: only the task
+ * polled before, idle now (neither running nor woken since its last poll),
+ * not done and holding no waker; a blocking task, one never polled, one
+ * running, one woken, one holding a waker and one dropped are not. */
+START_TEST(tokio_lost_waker)
+{
+	static const char *const names[] = { "lost",   "held",  "blocking",
+		                             "woken",  "never", "running",
+		                             "dropped" };
+	static const int lost[] = { 1, 0, 0, 0, 0, 0, 0 };
+	struct tb_task t[7];
+	struct tb_stats st[7];
+	struct tokio_state ts;
+	struct sink_ctx c;
+
+	for (size_t i = 0; i < 7; i++) {
+		t[i] = (struct tb_task){ .span = 20 + i,
+			                 .kind = i == 2 ? "blocking" : "task",
+			                 .name = names[i] };
+		st[i] = stats_a1();
+		st[i].span = 20 + i;
+		st[i].drops = st[i].clones; /* no waker held */
+	}
+	st[1].drops = 1;
+	st[3].last_wake = 97 * S; /* after its last poll started */
+	st[4] = tb_stats_none(24, 90 * S);
+	st[5].started = 97 * S; /* after the last poll ended */
+	st[6].dropped = 98 * S;
+	tokio_state_init(&ts);
+	apply(&ts, 100 * S, t, 7, st, 7, 0);
+	for (size_t i = 0; i < 7; i++) {
+		const struct got *g = emit(&ts, &c, names[i]);
+
+		ck_assert_msg(g != NULL, "%s", names[i]);
+		ck_assert(g->x.known & (1u << EXTRA_NO_WAKER));
+		ck_assert_msg(g->x.v[EXTRA_NO_WAKER] == (uint64_t)lost[i],
+		              "%s: no_waker %llu", names[i],
+		              (unsigned long long)g->x.v[EXTRA_NO_WAKER]);
+	}
+	tokio_state_fini(&ts);
+}
+END_TEST
+
 /* An idle task sends nothing yet counts the whole window as idle. */
 START_TEST(tokio_idle_task_counts_without_updates)
 {
@@ -540,6 +583,7 @@ Suite *suite_tokio(void)
 	TCase *tc = tcase_create("state");
 
 	tcase_add_test(tc, tokio_window_formulas);
+	tcase_add_test(tc, tokio_lost_waker);
 	tcase_add_test(tc, tokio_idle_task_counts_without_updates);
 	tcase_add_test(tc, tokio_span_reuse);
 	tcase_add_test(tc, tokio_stats_before_task_and_old_subscriber);
