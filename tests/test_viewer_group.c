@@ -267,6 +267,30 @@ START_TEST(group_detail_other_stacks_and_figures)
 }
 END_TEST
 
+/* A source that never tells where tasks wait (tokio's stream) groups
+ * every task under [not parked]: a says so, rather than draw one row as
+ * if every task ran; with one task parked, it does not. */
+START_TEST(group_none_parked_says_so)
+{
+	struct app a;
+
+	su_app(&a);
+	su_commit(&a, rows, ARRAY_SIZE(rows), T0);
+	app_key(&a, 'a');
+	ck_assert_uint_eq(app_shown(&a)->nrows, 1);
+	ck_assert_ptr_nonnull(strstr(a.status, "told where it waits"));
+	app_key(&a, 'n'); /* split by name: rows of [not parked] only */
+	ck_assert_uint_eq(app_shown(&a)->nrows, 4);
+	ck_assert_ptr_nonnull(strstr(a.status, "told where it waits"));
+	app_key(&a, 'n');
+	app_key(&a, 'a');
+	commit(&a, ARRAY_SIZE(rows), T0 + 5 * SEC);
+	app_key(&a, 'a');
+	ck_assert_ptr_nonnull(strstr(a.status, "rows by parked-at stack"));
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_group(void);
 Suite *suite_viewer_group(void)
 {
@@ -276,6 +300,7 @@ Suite *suite_viewer_group(void)
 	tcase_add_test(tc, group_parked_and_by_name);
 	tcase_add_test(tc, group_history_filter_save_views);
 	tcase_add_test(tc, group_detail_other_stacks_and_figures);
+	tcase_add_test(tc, group_none_parked_says_so);
 	suite_add_tcase(s, tc);
 	return s;
 }

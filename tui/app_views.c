@@ -134,6 +134,17 @@ static unsigned mark(struct app *a)
 	return APP_REDRAW;
 }
 
+/* Grouped by parked-at, whether every row is "[not parked]": the rows
+ * are in stack order, so the first and the last tell. */
+static bool none_parked(const struct app *a)
+{
+	const struct window *w = app_shown(a);
+	uint32_t np = model_not_parked(app_model(a));
+
+	return w && !w->empty && w->nrows && w->group.key == GROUP_PARKED &&
+	       w->rows[0].stack == np && w->rows[w->nrows - 1].stack == np;
+}
+
 /* a and n: rows by parked-at stack or spawn stack, split by task name or
  * not.  The detail's row is of the other grouping: back to the table. */
 static unsigned regroup(struct app *a, enum action act)
@@ -149,6 +160,10 @@ static unsigned regroup(struct app *a, enum action act)
 	app_regroup(a);
 	if (view_build(app_view(a), app_model(a), app_shown(a)) != STATUS_OK)
 		app_set_status(a, true, "out of memory sorting the rows");
+	else if (none_parked(a))
+		app_set_status(
+		    a, false,
+		    "no task of this window told where it waits (its runtime cannot tell, or all ran at the window's end): every row is [not parked]");
 	else
 		app_set_status(a, false, "rows by %s%s",
 		               a->group.key == GROUP_PARKED
