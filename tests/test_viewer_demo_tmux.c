@@ -397,20 +397,37 @@ static void expect_key(struct demo *d, struct tmux *t, struct buf *screen,
 
 /* The demo has something true for each view: by parked-at stack the
  * database pool's workers queue on the ledger's lock; the search indexer's
- * 70 ms step and the poller's self-wakes are warned of; the detail, the
- * tree, the flame and compare each show their title. */
+ * 70 ms step and the poller's self-wakes are warned of; the tree expands
+ * all below its top frame (the storefront's checkout is three calls down)
+ * and collapses it; the flame zooms into a frame and out; n splits rows
+ * by the demo's task names; m marks a window that = then compares with. */
 static void check_views(struct demo *d, struct tmux *t, struct buf *screen)
 {
 	static const char *const parked[] = { "by parked-at", "PARKED AT",
 		                              "Lock.acquire", NULL };
 	static const char *const warned[] = { "WARNINGS", "long-poll",
-		                              "shop:search_indexer", NULL };
+		                              "shop:search_indexer",
+		                              "self-wakes", NULL };
 	static const char *const spawn[] = { "SPAWN STACK", NULL };
 	static const char *const table[] = { "PARKED AT STACK", NULL };
 	static const char *const detail[] = { " DETAIL", "Parked at: ", NULL };
 	static const char *const tree[] = { " TREE ", NULL };
-	static const char *const flame[] = { " FLAME", NULL };
+	static const char *const tree_all[] = { " TREE ", "shop:checkout:130",
+		                                NULL };
+	static const char *const tree_shut[] = {
+		" TREE ", "\xE2\x96\xB8 shop:[module]:219", NULL
+	};
+	static const char *const flame[] = { " FLAME", "shop:run:190", NULL };
+	static const char *const zoomed[] = { " FLAME",
+		                              "100%  shop:[module]:219", NULL };
+	static const char *const unzoomed[] = { " FLAME", "100%  all", NULL };
 	static const char *const compare[] = { " COMPARE", NULL };
+	static const char *const named[] = { "by spawn+name",
+		                             "db-worker: ", NULL };
+	static const char *const marked[] = { "marked: = compares", NULL };
+	static const char *const against[] = { " COMPARE",
+		                               "against the marked window",
+		                               NULL };
 
 	expect_key(d, t, screen, "a", "group-parked", parked);
 	expect_key(d, t, screen, "W", "warnings", warned);
@@ -419,10 +436,20 @@ static void check_views(struct demo *d, struct tmux *t, struct buf *screen)
 	expect_key(d, t, screen, "d", "detail", detail);
 	expect_key(d, t, screen, "\033", NULL, spawn);
 	expect_key(d, t, screen, "t", "tree", tree);
+	expect_key(d, t, screen, "*", "tree-expand-all", tree_all);
+	expect_key(d, t, screen, "-", "tree-collapse", tree_shut);
 	expect_key(d, t, screen, "t", "tree", spawn);
 	expect_key(d, t, screen, "f", "flame", flame);
+	expect_key(d, t, screen, "j", "down", flame);
+	expect_key(d, t, screen, "\r", NULL, zoomed);
+	expect_key(d, t, screen, "\033", NULL, unzoomed);
 	expect_key(d, t, screen, "\033", NULL, spawn);
 	expect_key(d, t, screen, "=", "compare", compare);
+	expect_key(d, t, screen, "=", "compare", spawn);
+	expect_key(d, t, screen, "n", "group-name", named);
+	expect_key(d, t, screen, "n", "group-name", spawn);
+	expect_key(d, t, screen, "m", "mark", marked);
+	expect_key(d, t, screen, "=", "compare", against);
 	expect_key(d, t, screen, "=", "compare", spawn);
 }
 
