@@ -154,6 +154,7 @@ START_TEST(views_detail_deep_hostile_and_gone)
 	ck_assert_ptr_nonnull(strstr(out.data, "    1  d00\n"));
 	ck_assert_ptr_nonnull(strstr(out.data, "   30  deep_leaf_at_thirty\n"));
 	su_golden(&a, 80, 24, "detail_deep_80x24");
+	su_golden(&a, 160, 45, "detail_deep_160x45");
 	app_key(&a, KC_ESC);
 	su_select_leaf(&a, "xxxxxxxx");
 	app_key(&a, 'd');

@@ -124,6 +124,7 @@ START_TEST(warn_none_lists_rules_and_threshold)
 	ck_assert_ptr_nonnull(strstr(out.data, "%  shop:fine:70"));
 	app_key(&a, 'W');
 	su_golden(&a, 80, 24, "warn_none_80x24");
+	su_golden(&a, 160, 45, "warn_none_160x45");
 	su_screen(&a, 80, 24, &out);
 	ck_assert_ptr_nonnull(strstr(out.data, "no warnings on this window"));
 	ck_assert_ptr_nonnull(strstr(out.data, "stuck-idle"));
