@@ -324,7 +324,7 @@ static void totals(const struct render_in *in, struct buf *b)
 	if (!in->w || in->w->empty)
 		return;
 	human_count(v, sizeof(v), in->w->tasks);
-	buf_printf(b, "%s tasks", v);
+	buf_printf(b, "%s %s", v, in->w->tasks == 1 ? "task" : "tasks");
 	for (int i = 0; i < METRIC_COUNT; i++) {
 		human_metric(v, sizeof(v), (enum metric)i, in->w->total.v[i]);
 		buf_printf(b, "  %s %s", metric_name((enum metric)i), v);
