@@ -89,6 +89,30 @@ enum status mem_grow(void *arr, size_t *cap, size_t need, size_t elem)
 	return STATUS_OK;
 }
 
+enum status mem_fresh(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	void **slot = arr;
+	size_t ncap = *cap ? *cap : 8;
+	void *np;
+
+	if (need <= *cap)
+		return STATUS_OK;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return STATUS_NOMEM;
+		ncap *= 2;
+	}
+	if (elem != 0 && ncap > SIZE_MAX / elem)
+		return STATUS_NOMEM;
+	np = mem_alloc(ncap * elem);
+	if (!np)
+		return STATUS_NOMEM;
+	mem_free(*slot);
+	*slot = np;
+	*cap = ncap;
+	return STATUS_OK;
+}
+
 void mem_fail_at(unsigned long nth)
 {
 	atomic_store(&fail_at, nth ? atomic_load(&alloc_count) + nth : 0);

@@ -33,6 +33,14 @@ void mem_free(void *p);
 enum status mem_grow(void *arr, size_t *cap, size_t need,
                      size_t elem) MUST_CHECK;
 
+/* mem_grow for an array whose contents are all written again after it:
+ * a larger one is allocated anew and the old freed, never copied (a
+ * realloc of tens of MB copies them, milliseconds of a step).  The
+ * contents are unspecified after a growth; STATUS_NOMEM leaves *arr and
+ * *cap as they were. */
+enum status mem_fresh(void *arr, size_t *cap, size_t need,
+                      size_t elem) MUST_CHECK;
+
 /* Test hook, process-wide and thread-safe: make the nth allocation from now
  * fail (1 = the next one); 0 turns injection off.  Counting goes on either
  * way: mem_count() is the number of allocations since mem_count_reset(). */

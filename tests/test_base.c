@@ -116,6 +116,41 @@ START_TEST(alloc_overflow_and_hook)
 }
 END_TEST
 
+/* mem_fresh grows as mem_grow does, allocating anew; a failure leaves the
+ * array and its capacity as they were. */
+START_TEST(alloc_fresh)
+{
+	uint32_t *p = NULL, *q;
+	size_t cap = 0;
+
+	ck_assert_int_eq(mem_fresh(&p, &cap, 3, sizeof(*p)), STATUS_OK);
+	ck_assert_uint_eq(cap, 8);
+	for (size_t i = 0; i < cap; i++)
+		p[i] = (uint32_t)i;
+	q = p;
+	ck_assert_int_eq(mem_fresh(&p, &cap, 8, sizeof(*p)), STATUS_OK);
+	ck_assert_ptr_eq(p, q); /* room enough: kept, contents and all */
+	ck_assert_uint_eq(p[7], 7);
+	ck_assert_int_eq(mem_fresh(&p, &cap, 9, sizeof(*p)), STATUS_OK);
+	ck_assert_uint_eq(cap, 16);
+	for (size_t i = 0; i < cap; i++) /* all of it writable */
+		p[i] = (uint32_t)i;
+	q = p;
+	mem_fail_at(1);
+	ck_assert_int_eq(mem_fresh(&p, &cap, 17, sizeof(*p)), STATUS_NOMEM);
+	mem_fail_at(0);
+	ck_assert_ptr_eq(p, q);
+	ck_assert_uint_eq(cap, 16);
+	ck_assert_uint_eq(p[15], 15);
+	ck_assert_int_eq(mem_fresh(&p, &cap, SIZE_MAX, sizeof(*p)),
+	                 STATUS_NOMEM);
+	ck_assert_int_eq(mem_fresh(&p, &cap, SIZE_MAX / 4 + 1, 8),
+	                 STATUS_NOMEM);
+	ck_assert_uint_eq(cap, 16);
+	mem_free(p);
+}
+END_TEST
+
 START_TEST(reserved_table)
 {
 	char t[64];
@@ -188,6 +223,7 @@ Suite *suite_base(void)
 	tcase_add_test(tc, buf_sticky_error);
 	tcase_add_test(tc, buf_nomem_is_sticky);
 	tcase_add_test(tc, alloc_overflow_and_hook);
+	tcase_add_test(tc, alloc_fresh);
 	tcase_add_test(tc, reserved_table);
 	tcase_add_test(tc, clamp_window);
 	tcase_add_test(tc, fileio_head_and_tail);

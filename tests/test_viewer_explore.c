@@ -511,6 +511,39 @@ START_TEST(detail_follows_its_stack_across_models)
 }
 END_TEST
 
+/* Under the default grouping the viewer pairs compare's rows between
+ * keys only once = was used (every viewer would pay for it otherwise):
+ * then each new window finds them paired, as = would pair them. */
+START_TEST(compare_paired_between_keys_once_used)
+{
+	struct app a;
+	const struct window *base;
+	bool marked;
+
+	su_app(&a);
+	commit_k(&a, 1);
+	commit_k(&a, 2);
+	su_idle_all(&a, 100);
+	base = app_compare_base(&a, app_shown(&a), &marked);
+	ck_assert_ptr_nonnull(base);
+	ck_assert(!compare_paired(&a.cmp, app_shown(&a), base));
+	app_key(&a, '=');
+	ck_assert(screen_has(&a, "window 2 against the previous window 1"));
+	ck_assert(compare_paired(&a.cmp, app_shown(&a), base));
+	app_key(&a, KC_ESC);
+	commit_k(&a, 3);
+	base = app_compare_base(&a, app_shown(&a), &marked);
+	ck_assert(!compare_paired(&a.cmp, app_shown(&a), base));
+	ck_assert(app_idle_pending(&a));
+	su_idle_all(&a, 100);
+	ck_assert(compare_paired(&a.cmp, app_shown(&a), base));
+	ck_assert(!app_idle_pending(&a));
+	app_key(&a, '=');
+	ck_assert(screen_has(&a, "window 3 against the previous window 2"));
+	app_fini(&a);
+}
+END_TEST
+
 Suite *suite_viewer_explore(void);
 Suite *suite_viewer_explore(void)
 {
@@ -525,6 +558,7 @@ Suite *suite_viewer_explore(void)
 	tcase_add_test(tc, compare_pairs_match_a_search);
 	tcase_add_test(tc, table_sorts_when_it_shows_again);
 	tcase_add_test(tc, detail_follows_its_stack_across_models);
+	tcase_add_test(tc, compare_paired_between_keys_once_used);
 	suite_add_tcase(s, tc);
 	return s;
 }

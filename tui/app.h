@@ -137,6 +137,10 @@ struct app {
 	struct table_sort tsort;
 	struct view_tag idle_nomem;
 	struct view_tag idle_cmp_nomem; /* the base it could not pair */
+	/* = was used: compare's rows are paired between keys under every
+	 * grouping from then on (before, only under a grouping of its own,
+	 * whose base a key would derive too) */
+	bool cmp_used;
 	size_t idle_rows; /* a step's rows; 0: TABLE_SORT_STEP (tests) */
 	/* the least rows of a window whose filter index is made before '/';
 	 * 0: APP_IDLE_FILTER_ROWS (tests) */

@@ -194,6 +194,7 @@ unsigned app_view_action(struct app *a, enum action act)
 	case ACTION_DETAIL:
 		return detail(a);
 	case ACTION_COMPARE:
+		a->cmp_used = true;
 		return toggle_body(a, APP_BODY_COMPARE);
 	case ACTION_MARK:
 		return mark(a);

@@ -66,13 +66,15 @@ static void keyed(struct compare *c, size_t i, uint64_t x, uint64_t y)
 	c->keys[i] = c->ascending ? key : ~key;
 }
 
+/* Room for n rows: the pairing writes every one again, so none is
+ * copied into the larger arrays (mem_fresh). */
 static enum status grow(struct compare *c, size_t n)
 {
-	if (mem_grow(&c->rows, &c->cap, n, sizeof(*c->rows)) ||
-	    mem_grow(&c->order, &c->order_cap, n, sizeof(*c->order)) ||
-	    mem_grow(&c->keys, &c->keys_cap, n, sizeof(*c->keys)) ||
-	    mem_grow(&c->tkeys, &c->tkeys_cap, n, sizeof(*c->tkeys)) ||
-	    mem_grow(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)))
+	if (mem_fresh(&c->rows, &c->cap, n, sizeof(*c->rows)) ||
+	    mem_fresh(&c->order, &c->order_cap, n, sizeof(*c->order)) ||
+	    mem_fresh(&c->keys, &c->keys_cap, n, sizeof(*c->keys)) ||
+	    mem_fresh(&c->tkeys, &c->tkeys_cap, n, sizeof(*c->tkeys)) ||
+	    mem_fresh(&c->tvals, &c->tvals_cap, n, sizeof(*c->tvals)))
 		return STATUS_NOMEM;
 	return STATUS_OK;
 }
