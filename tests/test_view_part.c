@@ -307,7 +307,7 @@ START_TEST(keys_before_during_and_after_the_steps)
 	su_app(&a);
 	ck_assert_int_eq(screen_init(&scr, 80, 24), STATUS_OK);
 	commit_app(&a, &x, 1200, T0);
-	for (int round = 0; round < 300; round++) {
+	for (int round = 0; round < 500; round++) {
 		int key = keys[next(&x) % (sizeof(keys) / sizeof(keys[0]))];
 		bool was = view_partial(&a.v, app_shown(&a));
 
