@@ -1,5 +1,10 @@
-"""Per-task bookkeeping: the event-loop hooks, task records, spawn stacks (the state and its
-interning: _state).
+"""The event-loop hooks: call_soon (a task's wake, and its step timed), create_task (the spawn in
+progress, bound to the new task's record).
+
+The records these hooks fill are in _records, the spawn stacks in _spawnstack, the patching of loop
+classes and fault() in _patching; the state and its interning in _state.  The names other modules
+and the tests read from here (S, the task states, fault, reap_dead...) are imported below and
+stay readable here.
 
 Everything here runs on the application's loop threads, inside the hooks, so it is written for
 speed and must never raise into the application: every hook body catches its own exceptions and
@@ -10,61 +15,28 @@ fields in one expression, always sees a consistent record.
 
 import asyncio
 import asyncio.base_events
-import asyncio.events
 import asyncio.tasks
-import os
 import sys
-import threading
-import time
 import types
-import weakref
 
-from ._names import module_name as _module_name
-from ._state import S, MAX_DEPTH, MAX_INTERN, _ASYNCIO_DIR
+from ._patching import fault
+from ._records import SCHED, RUNNING, IDLE, DONE, F_EAGER
+from ._records import _now, _rec_get, _mark, _new_rec, _finish, _adopt, reap_dead
+from ._spawnstack import _spawn_stack
+from ._state import S
 
-_now = time.monotonic_ns
+# Read from here by the package (start, stop), the server, _parked and the tests: kept importable
+# from here so that none of them changed with the split.
+from ._patching import patch_loop_class, unpatch_all  # noqa: F401
+from ._records import thread_token, adopt_running  # noqa: F401
+from ._spawnstack import _frame_id  # noqa: F401
+from ._state import MAX_DEPTH, MAX_INTERN, _ASYNCIO_DIR  # noqa: F401
 
-# Task states (wire values, docs/asyncio-protocol.md §4.3).
-SCHED, RUNNING, IDLE, DONE = 1, 2, 3, 4
-# Task flags.
-F_UNKNOWN, F_EAGER, F_INTERNAL = 1, 2, 4
 
+# -- spawns in progress ----------------------------------------------------------------------
 
-# The record of each task with one, by id(task): a task's id is its own until its memory is freed,
-# and the record's finaliser (_gone) forgets it before that.  One dictionary entry per task where
-# an attribute on the task made the task a dictionary of its own.
-_recs = S.recs
-_rec_get = _recs.get
 # The spawns in progress (create_task calls that have not returned), by id(coroutine).
 _spawns = {}
-LOOP_ATTR = "_asynctop_loop"
-THREAD_ATTR = "_asynctop_thread"
-
-_HANDLE_RUN = asyncio.events.Handle._run.__code__
-
-
-class Rec(weakref.ref):
-    """One task's cumulative figures (wire record fields plus bookkeeping).  The record is the
-    task's weak reference itself (one object per task for the garbage collector, not two): calling
-    it gives the task, or None once the task is gone.  Built by _new_rec, which sets every field."""
-
-    __slots__ = (
-        "tid", "parent", "stack", "loop_id", "thread_name", "state", "flags",
-        "created", "ended", "t_mark", "polls", "wakes", "self_wakes", "busy", "sched", "idle",
-        "pending", "eager_sub", "dirty", "evicted", "key", "name_raw", "name_id", "fin_name",
-        "coro_name", "max_step", "parked", "walked", "no_waker",
-    )
-
-    # Records are keys of the server's tables: by identity, never by their task as weak
-    # references compare and hash (which fails once the task is gone).
-    __hash__ = object.__hash__
-    __eq__ = object.__eq__
-    __ne__ = object.__ne__
-
-    @property
-    def ref(self):
-        """The weak reference to the task (the record itself)."""
-        return self
 
 
 class _Spawn:
@@ -72,247 +44,6 @@ class _Spawn:
     id of its coroutine in _spawns while the call runs)."""
 
     __slots__ = ("loop", "coro", "parent", "stack", "flags", "rec", "t0", "caller")
-
-
-def _is_skipped(code):
-    k = id(code)
-    v = S.skip.get(k)
-    if v is None:
-        fn = code.co_filename
-        v = fn in S.skip_files or any(fn.startswith(d) for d in S.skip_dirs)
-        if len(S.skip) < MAX_INTERN:
-            S.skip[k] = v
-            S.code_keep.append(code)
-    return v
-
-
-def _frame_id(f):
-    code = f.f_code
-    key = (id(code), f.f_lasti)
-    sid = S.frame_ids.get(key)
-    if sid is None:
-        if len(S.strings) >= MAX_INTERN:
-            S.overflow = True
-            return S.other_id
-        sid = next(S.str_next)
-        S.strings[sid] = (code, f.f_lasti, _module_name(f))
-        S.frame_ids[key] = sid
-        S.code_keep.append(code)
-    return sid
-
-
-# Spawn stacks by the whole chain walked: (parent's stack id, then id(code) and f_lasti of each
-# frame from the caller of create_task to where the walk ends).  What the walk keeps of a chain
-# depends on nothing else (whether a frame is skipped is a property of its code), and every code
-# of a cached chain is kept alive (in S.skip), so its id is never another code's.  A spawn whose
-# chain was seen reads its frames' code and offset and makes one lookup, instead of two lookups
-# and a key per frame and the stack's interning.
-_chains = {}
-
-
-def _spawn_stack(f, stop, pstack):
-    """The stack id of a spawn from frame f (the caller of create_task), by its chain."""
-    key = [pstack]
-    g = f
-    while g is not None:
-        code = g.f_code
-        if code is _HANDLE_RUN:
-            break
-        key.append(id(code))
-        key.append(g.f_lasti)
-        if g is stop or len(key) > _CHAIN_MAX:
-            break
-        g = g.f_back
-    key = tuple(key)
-    sid = _chains.get(key)
-    if sid is None:
-        sid = _walk_stack(f, stop, pstack)
-        if len(key) <= _CHAIN_MAX and not S.overflow and len(S.skip) < MAX_INTERN and len(_chains) < MAX_INTERN:
-            _chains[key] = sid
-    return sid
-
-
-_CHAIN_MAX = 2 * MAX_DEPTH  # a longer chain is walked every time (deep recursion only)
-
-
-def _walk_stack(f, stop, pstack):
-    """The stack id of a spawn from frame f, walked frame by frame and interned."""
-    frames, dropped = _capture(f, stop)
-    if not frames and pstack:
-        return pstack  # created by asyncio machinery only: same site as the parent
-    if not frames:  # nothing but asyncio machinery, and no parent
-        frames = (S.intern_str("[no spawn stack]"),)
-    return S.intern_stack(pstack, frames, dropped)
-
-
-def _capture(f, stop):
-    """(own frame ids of a spawn, root first, from frame f (the caller of create_task) up to the
-    frame stop (the parent task's coroutine frame) or the loop; how many more own frames lie
-    above the MAX_DEPTH kept)."""
-    out = []
-    skip = S.skip
-    fids = S.frame_ids
-    # The two lookups are inlined (their functions run only on a miss): a spawn walks a few
-    # frames and every call saved is a fraction of a microsecond per spawn.
-    while f is not None and len(out) < MAX_DEPTH:
-        code = f.f_code
-        if code is _HANDLE_RUN:
-            break
-        sk = skip.get(id(code))
-        if sk is None:
-            sk = _is_skipped(code)
-        if not sk:
-            sid = fids.get((id(code), f.f_lasti))
-            out.append(sid if sid is not None else _frame_id(f))
-        if f is stop:
-            return tuple(reversed(out)), 0
-        f = f.f_back
-    out.reverse()
-    return tuple(out), _count_above(f, stop)
-
-
-def _count_above(f, stop):
-    """The frames a spawn stack would have kept from f up (only deep recursion gets here)."""
-    n = 0
-    while f is not None and f.f_code is not _HANDLE_RUN:
-        sk = S.skip.get(id(f.f_code))
-        n += not (_is_skipped(f.f_code) if sk is None else sk)
-        if f is stop:
-            break
-        f = f.f_back
-    return n
-
-
-# -- loops and threads -----------------------------------------------------------------------
-
-def thread_token(th):
-    """A number of the thread's own: idents are reused once a thread ends, so two loop threads
-    that ran one after the other could otherwise count as one."""
-    tok = getattr(th, THREAD_ATTR, None)
-    if tok is None:
-        tok = next(S.thread_tokens)
-        try:
-            setattr(th, THREAD_ATTR, tok)
-        except Exception:
-            pass
-    return tok
-
-
-def _loop_info(loop):
-    """(loop id, thread name string id) of a loop, assigned at first sight in its thread."""
-    info = getattr(loop, LOOP_ATTR, None)
-    if info is None:
-        th = threading.current_thread()
-        info = (next(S.loop_ids), S.intern_str(th.name))
-        S.loop_threads.add(thread_token(th))
-        try:
-            setattr(loop, LOOP_ATTR, info)
-        except Exception:
-            pass
-        _check_loop_class(type(loop))
-    return info
-
-
-# -- records ---------------------------------------------------------------------------------
-
-def _mark(rec):
-    """Journal a changed record for the server (once per drain).  Call after the mutation."""
-    if S.tracking and not rec.dirty:
-        rec.dirty = True
-        S.journal.append(rec)
-
-
-def _new_rec(task, coro, loop, parent, stack, flags, now, state):
-    info = getattr(loop, LOOP_ATTR, None)
-    loop_id, thread_name = info if info is not None else _loop_info(loop)
-    code = getattr(coro, "cr_code", None)
-    if code is not None and code.co_filename.startswith(_ASYNCIO_DIR):
-        flags |= F_INTERNAL
-    rec = Rec(task, _gone)
-    rec.key = key = id(task)
-    rec.tid = tid = next(S.tids)
-    rec.parent = parent
-    rec.stack = stack
-    rec.loop_id = loop_id
-    rec.thread_name = thread_name
-    rec.state = state
-    rec.flags = flags
-    rec.created = rec.t_mark = now
-    rec.ended = rec.polls = rec.wakes = rec.self_wakes = rec.busy = rec.sched = rec.idle = 0
-    rec.eager_sub = rec.name_id = rec.max_step = 0
-    rec.parked = rec.walked = 0  # parked-at stack id, and polls when it was walked
-    rec.pending = rec.dirty = rec.evicted = rec.no_waker = False
-    rec.name_raw = None
-    rec.fin_name = None  # the task's name, captured when it finished
-    rec.coro_name = getattr(coro, "__qualname__", None)  # captured at creation
-    _recs[key] = rec
-    S.live[tid] = rec
-    if not S.first_task_seen or S.need_server:
-        S.first_task_seen = True
-        cb = S.on_first_task
-        if cb is not None:
-            cb()
-    if S.tracking:  # _mark(rec), inlined (a new record is never dirty)
-        rec.dirty = True
-        S.journal.append(rec)
-    return rec
-
-
-def _gone(rec):
-    """Finaliser: the task was collected (its memory is not yet freed, so its id is still its
-    own).  Forget it; if it never finished (destroyed pending, or its loop was closed), queue its
-    record to be retired outside the garbage collector."""
-    if _recs.get(rec.key) is rec:
-        del _recs[rec.key]
-    if rec.state != DONE:
-        S.dead.append(rec)
-
-
-def reap_dead():
-    """Retire records of tasks collected while unfinished (called from hooks and the server)."""
-    dead = S.dead
-    while dead:
-        rec = dead.pop()
-        if rec.state != DONE:
-            _finish(rec, _now())
-
-
-def _finish(rec, now):
-    """A task ended at now: state DONE, out of the live table, into the ring."""
-    st = rec.state
-    d = now - rec.t_mark
-    if st == SCHED:
-        rec.sched += d
-    elif st == IDLE:
-        rec.idle += d
-    elif st == RUNNING:
-        rec.busy += d
-    rec.state = DONE
-    rec.ended = rec.t_mark = now
-    if S.tracking and not rec.dirty:  # _mark(rec), inlined: no call between update and journal
-        rec.dirty = True
-        S.journal.append(rec)
-    S.live.pop(rec.tid, None)
-    with S.lock:
-        S.finished_total += 1
-        ring = S.ring
-        ring.append(rec)
-        if len(ring) > S.ring_cap:
-            _evict(ring.popleft())
-
-
-def _evict(old):
-    """A finished record leaves the ring (S.lock held): per connection, pin it or aggregate it."""
-    old.evicted = True
-    for c in S.clients:
-        c.on_evict(old)
-
-
-def _adopt(task, loop, now, state):
-    """First sight of a task created before the agent or outside create_task."""
-    # Only called for a task that is not done (3.12.0-1 crash in get_coro() on a task that
-    # finished eagerly), so get_coro() is safe here.
-    return _new_rec(task, task.get_coro(), loop, 0, S.unknown_stack, F_UNKNOWN, now, state)
 
 
 def _bind(task, sp, now, state):
@@ -434,8 +165,6 @@ _WAKEUP_NAME = "task_wakeup"
 _PY_STEP_FUNCS = ()  # pure-Python Task step/wakeup functions
 _BUILTIN_METHOD = types.BuiltinMethodType
 _METHOD = types.MethodType
-_originals = []  # (class, name, original value or _MISSING)
-_MISSING = object()
 
 if sys.version_info < (3, 12) and isinstance(getattr(asyncio.tasks, "_current_tasks", None), dict):
     _cur_map = asyncio.tasks._current_tasks
@@ -629,77 +358,3 @@ if hasattr(asyncio, "TaskGroup"):
 def _ran_eagerly(task):
     # An unfinished task that was never scheduled and is not waiting on anything was not started.
     return getattr(task, "_fut_waiter", None) is not None
-
-
-# -- install, uninstall, fault ---------------------------------------------------------------
-
-def _patch(cls, name, maker):
-    """Replace cls.name by maker(original), remembering the original for unpatch_all.  A method
-    that is already ours (defined here or inherited) is left alone."""
-    orig = getattr(cls, name)
-    if getattr(orig, "_asynctop", False):
-        return
-    cur = cls.__dict__.get(name, _MISSING)
-    _originals.append((cls, name, cur))
-    setattr(cls, name, maker(orig))
-
-
-def patch_loop_class(cls, timers):
-    _patch(cls, "call_soon", _make_call_soon)
-    _patch(cls, "create_task", _make_create_task)
-    if timers:
-        from ._timers import make_call_at  # here: _timers imports this module
-
-        _patch(cls, "call_at", make_call_at)
-
-
-def _check_loop_class(cls):
-    """A loop class overriding call_soon or create_task without calling ours: patch it too."""
-    for name in ("call_soon", "create_task"):
-        if not getattr(getattr(cls, name, None), "_asynctop", False):
-            try:
-                patch_loop_class(cls, False)
-            except Exception:
-                pass
-            return
-
-
-def unpatch_all():
-    while _originals:
-        cls, name, cur = _originals.pop()
-        try:
-            if cur is _MISSING:
-                delattr(cls, name)
-            else:
-                setattr(cls, name, cur)
-        except Exception:
-            pass
-
-
-def fault():
-    """An internal error: disable the agent, restore the hooks, log one line.  Never raises."""
-    if S.disabled_by_fault:
-        return
-    S.disabled_by_fault = True
-    S.enabled = False
-    try:
-        unpatch_all()
-        et, ev, tb = sys.exc_info()
-        where = ""
-        while tb is not None:
-            where = "%s:%d" % (os.path.basename(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
-            tb = tb.tb_next
-        sys.stderr.write("asynctop agent: internal error (%s: %s at %s); agent disabled, "
-                         "application unaffected\n" % (et.__name__ if et else "?", ev, where))
-        if S.on_fault is not None:
-            S.on_fault()
-    except BaseException:
-        pass
-
-
-def adopt_running(loop):
-    """At install inside a running loop: every existing task becomes spawn-site unknown."""
-    now = _now()
-    for t in asyncio.all_tasks(loop):
-        if _rec_get(id(t)) is None:
-            _adopt(t, loop, now, IDLE)
