@@ -215,7 +215,10 @@ class Stall(AgentCase):
         # A chunk packs for 1 ms of wall time (its CPU can only be less), then sends; the deadline
         # is looked at every 64 records, and a read's last pass packs up to 200 without one.
         self.assertLess(chunks[len(chunks) // 2], 2_000_000, "median chunk: the aim is 2 ms added")
-        self.assertLess(chunks[len(chunks) * 99 // 100], 5_000_000, "a read's longest hold of the interpreter")
+        # CPU time is not stretched by preemption, but it is by caches shared with busy loops: the
+        # p99 was 2.0-4.8 ms in runs on a quiet machine and once 5.01 ms at a load of 3.6.  A read
+        # that held the interpreter for a whole drain, what this guards against, takes tens of ms.
+        self.assertLess(chunks[len(chunks) * 99 // 100], 8_000_000, "a read's longest hold of the interpreter")
         # The reads' CPU (the agent's thread, this reader) shares the two cores with the loop,
         # which then waits longer for one: with four busy loops the median rose from 0.8 to 5.2 ms
         # and from 2.1 to 4.3 ms in two runs of ten, by under a millisecond in the others.  The
