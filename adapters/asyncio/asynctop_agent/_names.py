@@ -1,7 +1,8 @@
 """How a frame is named in a stack: its module and its source line.
 
 Pure functions of a code object or a frame, apart from _spawnstack, which interns frames, so that
-each module stays one idea; called when a frame is first interned and when its text is first sent, never per step.
+each module stays one idea; called when a frame is first interned and when its text is first sent,
+never per step.
 """
 
 import os
