@@ -83,11 +83,13 @@ enum status order_keys_in(struct order *o, const struct window *w,
 	nrows = w->nrows;
 	if (grow(o, nrows) != STATUS_OK)
 		return STATUS_NOMEM;
+	o->diff = 0;
 	if (!keep) {
 		for (size_t r = 0; r < nrows; r++) {
 			uint64_t v = w->rows[r].m.v[key];
 
 			o->scratch[r] = descending ? ~v : v;
+			o->diff |= o->scratch[r] ^ o->scratch[0];
 		}
 		o->n = nrows;
 		return STATUS_OK;
@@ -97,14 +99,16 @@ enum status order_keys_in(struct order *o, const struct window *w,
 	/* a word at a time: the rows a filter leaves are skipped unread */
 	for (size_t i = 0; i < (nrows + 63) / 64; i++) {
 		uint64_t b = keep[i];
+		size_t r = 64 * i, end = nrows - r < 64 ? nrows : r + 64;
 
-		for (size_t r = 64 * i; b && r < nrows; r++, b >>= 1) {
+		for (; b && r < end; r++, b >>= 1) {
 			uint64_t v;
 
 			if (!(b & 1))
 				continue;
 			v = w->rows[r].m.v[key];
 			o->scratch[n] = descending ? ~v : v;
+			o->diff |= o->scratch[n] ^ o->scratch[0];
 			o->rows[n++] = (uint32_t)r;
 		}
 	}
@@ -128,15 +132,13 @@ size_t order_range(struct order *o, size_t lo, size_t hi, size_t *from)
 {
 	const uint64_t *keys = o->scratch;
 	size_t n = o->n, count[256] = { 0 }, below = 0, start, m = 0;
-	uint64_t diff = 0, *tkeys = o->scratch + n;
+	uint64_t diff = o->diff, *tkeys = o->scratch + n;
 	uint32_t *tvals = (uint32_t *)(void *)(o->scratch + 2 * n);
 	unsigned shift = 0, b = 0, first;
 
 	*from = 0;
 	if (lo >= hi || hi > n)
 		return 0;
-	for (size_t r = 1; r < n; r++)
-		diff |= keys[r] ^ keys[0];
 	/* the top eight bits where keys differ: a key of a lower digit
 	 * sorts before every key of a higher one */
 	while (diff >> shift > 0xff)

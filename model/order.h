@@ -29,6 +29,7 @@ struct order {
 	uint32_t *rows;
 	size_t rows_cap;
 	bool subset;
+	uint64_t diff; /* the bits where the keys read differ (order_range) */
 };
 
 void order_init(struct order *o);

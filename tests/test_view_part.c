@@ -340,6 +340,54 @@ START_TEST(a_view_in_part_shows_the_full_sort)
 }
 END_TEST
 
+/* A full order handed to a view showing a filter's hits in part is taken
+ * only for the hits the part read: with the match bitmap changed since
+ * (one hit fewer), the part stays as it was; as it was, the hits are
+ * picked out of it whole. */
+START_TEST(hits_of_another_match_are_not_taken)
+{
+	struct model *m;
+	struct view v, f;
+	struct order o;
+	const struct window *w;
+	uint64_t x = 0x5851F42D4C957F2Du;
+	size_t in_lo, in_hi, hit;
+
+	ck_assert_int_eq(model_new(NULL, &m), STATUS_OK);
+	order_init(&o);
+	view_init(&v, METRIC_IDLE);
+	view_init(&f, METRIC_IDLE);
+	vu_set_filter(&v, "l1");
+	vu_set_filter(&f, "l1");
+	w = commit_n(m, &x, 1500, 0, 0);
+	ck_assert_int_eq(view_build(&v, m, w), STATUS_OK);
+	build_ref(&f, &o, m, w);
+	ck_assert(view_partial(&v, w));
+	in_lo = v.in_lo;
+	in_hi = v.in_hi;
+	hit = v.order.idx[v.sel];
+	v.match[hit / 64] ^= (uint64_t)1 << (hit % 64);
+	ck_assert_int_eq(order_build(&o, w, v.metric, !v.ascending, NULL, NULL),
+	                 STATUS_OK);
+	view_adopt_order(&v, w, &o);
+	ck_assert(view_partial(&v, w));
+	ck_assert_uint_eq(v.in_lo, in_lo);
+	ck_assert_uint_eq(v.in_hi, in_hi);
+	same_views(&v, &f);
+	v.match[hit / 64] ^= (uint64_t)1 << (hit % 64);
+	ck_assert_int_eq(order_build(&o, w, v.metric, !v.ascending, NULL, NULL),
+	                 STATUS_OK);
+	view_adopt_order(&v, w, &o);
+	ck_assert(!view_partial(&v, w));
+	ck_assert_uint_eq(v.order.n, f.order.n);
+	ck_assert_mem_eq(v.order.idx, f.order.idx,
+	                 f.order.n * sizeof(*f.order.idx));
+	order_fini(&o);
+	view_fini(&f);
+	vu_close(m, &v);
+}
+END_TEST
+
 /* A window of n stacks of 2 or 3 frames out of a few, a task name out of
  * three, each parked at one of a few stacks; values with ties. */
 static void commit_app(struct app *a, uint64_t *x, size_t n, int64_t start)
@@ -490,6 +538,7 @@ Suite *suite_view_part(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, range_and_rank_are_the_sort);
 	tcase_add_loop_test(tc, a_view_in_part_shows_the_full_sort, 0, 3);
+	tcase_add_test(tc, hits_of_another_match_are_not_taken);
 	tcase_add_test(tc, keys_before_during_and_after_the_steps);
 	suite_add_tcase(s, tc);
 	return s;
