@@ -54,7 +54,8 @@ static void scan_names(struct view_index *ix, const struct model *m,
 			continue;
 		fr = &w->rows[r];
 		for (uint32_t i = 0; !hit && i < fr->count; i++)
-			hit = vindex_name_hits(ix, m, w->entries[fr->first + i].name);
+			hit = vindex_name_hits(ix, m,
+			                       w->entries[fr->first + i].name);
 		if (hit != vsearch_bit(match, r))
 			match[r / 64] ^= (uint64_t)1 << (r % 64);
 	}
@@ -86,23 +87,21 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 	memset(ix->pend, 0, words * sizeof(*ix->pend));
 	vindex_answers_for(ix, f, len);
 	for (size_t e0 = 0; e0 < w->nrows; e0 += SCAN_BATCH) {
-		size_t k = w->nrows - e0 < SCAN_BATCH ? w->nrows - e0
-		                                      : SCAN_BATCH;
-		const uint32_t *bfs[SCAN_BATCH];
-		size_t bd[SCAN_BATCH];
-		bool look[SCAN_BATCH];
+		size_t end =
+		    w->nrows - e0 > SCAN_BATCH ? e0 + SCAN_BATCH : w->nrows;
+		const uint32_t *bfs[SCAN_BATCH] = { NULL };
+		size_t bd[SCAN_BATCH] = { 0 };
+		bool look[SCAN_BATCH] = { false };
 
 		/* a batch's stacks looked up first, then their leaves'
 		 * text fetched ahead: their reads miss the cache, and
 		 * made side by side they are waited for about once */
-		for (size_t i = 0; i < k; i++) {
-			size_t e = e0 + i, r = ix->ord[e];
+		for (size_t e = e0; e < end; e++) {
+			size_t i = e - e0, r = ix->ord[e];
 			bool was = vsearch_bit(match, r);
-			uint32_t id = e < ix->bpos ? w->rows[r].stack
-			                           : ix->est[e];
+			uint32_t id =
+			    e < ix->bpos ? w->rows[r].stack : ix->est[e];
 
-			bfs[i] = NULL;
-			bd[i] = 0;
 			look[i] = !((rows == VSEARCH_SET && !was) ||
 			            (rows == VSEARCH_CLEAR && was));
 			if (!look[i])
@@ -111,12 +110,15 @@ enum status view_index_scan(struct view_index *ix, const struct model *m,
 			if (bfs[i])
 				model_prefetch(bfs[i]);
 		}
-		for (size_t i = 0; i < k; i++)
+		for (size_t e = e0; e < end; e++) {
+			size_t i = e - e0;
+
 			if (bd[i])
 				model_prefetch(
 				    model_frame(m, bfs[i][bd[i] - 1]).ptr);
-		for (size_t i = 0; i < k; i++) {
-			size_t e = e0 + i, r = ix->ord[e], d = bd[i], p = 0;
+		}
+		for (size_t e = e0; e < end; e++) {
+			size_t i = e - e0, r = ix->ord[e], d = bd[i], p = 0;
 			size_t h = ph;
 			bool was = vsearch_bit(match, r);
 			const uint32_t *fs = bfs[i];
