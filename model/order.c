@@ -128,6 +128,36 @@ static uint32_t row_of(const struct order *o, size_t i)
 	return o->subset ? o->rows[i] : (uint32_t)i;
 }
 
+enum status order_keys_narrow(struct order *o, const uint64_t *keep,
+                              size_t *kept)
+{
+	size_t n = 0;
+
+	*kept = 0;
+	if (!o->subset &&
+	    mem_grow(&o->rows, &o->rows_cap, o->n, sizeof(*o->rows))) {
+		o->n = 0;
+		return STATUS_NOMEM;
+	}
+	o->diff = 0;
+	/* in place: the keys kept stay in row order, each at or before
+	 * where it was */
+	for (size_t i = 0; i < o->n; i++) {
+		uint32_t r = row_of(o, i);
+
+		if (!((keep[r / 64] >> (r % 64)) & 1))
+			continue;
+		o->scratch[n] = o->scratch[i];
+		o->rows[n] = r;
+		o->diff |= o->scratch[n] ^ o->scratch[0];
+		n++;
+	}
+	o->subset = true;
+	o->n = n;
+	*kept = n;
+	return STATUS_OK;
+}
+
 size_t order_range(struct order *o, size_t lo, size_t hi, size_t *from)
 {
 	const uint64_t *keys = o->scratch;

@@ -67,6 +67,13 @@ enum status order_keys_in(struct order *o, const struct window *w,
                           const uint64_t *keep) MUST_CHECK;
 enum status order_keys(struct order *o, const struct window *w, enum metric key,
                        bool descending) MUST_CHECK;
+/* Keeps, of the keys the last order_keys_in read, those of the rows keep
+ * holds (a bit per row of the same window), as order_keys_in of w with
+ * keep would read them when every row keep holds was read; *kept: how
+ * many (the caller, knowing how many rows keep holds, sees whether they
+ * all were).  Reads no row.  STATUS_NOMEM leaves o empty. */
+enum status order_keys_narrow(struct order *o, const uint64_t *keep,
+                              size_t *kept) MUST_CHECK;
 size_t order_range(struct order *o, size_t lo, size_t hi, size_t *from);
 size_t order_rank(const struct order *o, size_t row);
 void order_sort(struct order *o);

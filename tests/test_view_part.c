@@ -83,6 +83,49 @@ static bool keep_bit(void *ctx, const struct window *w, size_t row)
 	return (((const uint64_t *)ctx)[row / 64] >> (row % 64)) & 1;
 }
 
+/* The keys of the rows bits keeps (or of every row, one time in two)
+ * narrowed to a random part of them (order_keys_narrow): range, rank and
+ * sort are order_build's of that part.  The ranges made in part. */
+static size_t narrowed(struct order *o, struct order *ref,
+                       const struct window *w, enum metric key, bool desc,
+                       uint64_t *x, uint64_t *bits)
+{
+	size_t n = 0, kept = 0, got = 0;
+
+	if (next(x) % 2)
+		ck_assert_int_eq(order_keys(o, w, key, desc), STATUS_OK);
+	else
+		ck_assert_int_eq(order_keys_in(o, w, key, desc, bits),
+		                 STATUS_OK);
+	for (size_t r = 0; r < w->nrows; r++)
+		if (next(x) % 4 == 0)
+			bits[r / 64] &= ~((uint64_t)1 << (r % 64));
+	for (size_t r = 0; r < w->nrows; r++)
+		n += keep_bit(bits, w, r);
+	ck_assert_int_eq(order_keys_narrow(o, bits, &kept), STATUS_OK);
+	ck_assert_uint_eq(kept, n);
+	ck_assert_uint_eq(o->n, n);
+	ck_assert_int_eq(order_build(ref, w, key, desc, keep_bit, bits),
+	                 STATUS_OK);
+	for (int t = 0; n && t < 10; t++) {
+		size_t lo = next(x) % n, from = 0, to;
+		size_t hi = lo + 1 + next(x) % 64;
+
+		hi = hi < n ? hi : n;
+		to = order_range(o, lo, hi, &from);
+		if (!to)
+			continue;
+		got++;
+		for (size_t i = from; i < to; i++)
+			ck_assert_uint_eq(o->idx[i], ref->idx[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(order_rank(o, ref->idx[i]), i);
+	order_sort(o);
+	ck_assert_mem_eq(o->idx, ref->idx, n * sizeof(*o->idx));
+	return got;
+}
+
 /* order_keys_in of the rows bits keeps (random, none, all for s 0, 1,
  * 2): o's range, rank and sort are order_build's with those rows kept;
  * a row not kept has no rank.  The ranges made in part. */
@@ -119,7 +162,7 @@ static size_t subset(struct order *o, struct order *ref, const struct window *w,
 			ck_assert_uint_eq(order_rank(o, r), SIZE_MAX);
 	order_sort(o);
 	ck_assert_mem_eq(o->idx, ref->idx, n * sizeof(*o->idx));
-	return got;
+	return got + narrowed(o, ref, w, key, desc, x, bits);
 }
 
 START_TEST(range_and_rank_are_the_sort)

@@ -114,6 +114,25 @@ static void whole(struct view *v)
 	v->in_hi = v->order.n;
 }
 
+/* How many of the first n bits of b are set. */
+static size_t bits_set(const uint64_t *b, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < (n + 63) / 64; i++) {
+		uint64_t x = b[i];
+
+		if (n - 64 * i < 64)
+			x &= ((uint64_t)1 << (n - 64 * i)) - 1;
+		x -= (x >> 1) & 0x5555555555555555u;
+		x = (x & 0x3333333333333333u) +
+		    ((x >> 2) & 0x3333333333333333u);
+		x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+		c += (size_t)((x * 0x0101010101010101u) >> 56);
+	}
+	return c;
+}
+
 /* The full order the positions in place of v's order are part of, when
  * v->all holds it (sorted between keys), taken: then all are in place.
  * The filter's hits in part are picked out of it (the same rows as the
@@ -122,7 +141,7 @@ static bool take_all(struct view *v)
 {
 	const struct order *a = &v->all;
 	struct order *o = &v->order;
-	size_t n = 0, hits = 0;
+	size_t n = 0;
 
 	if (!view_tag_holds(&v->all_tag, v->w) || a->key != o->key ||
 	    a->descending != o->descending || a->n != v->w->nrows)
@@ -136,9 +155,7 @@ static bool take_all(struct view *v)
 		whole(v);
 		return true;
 	}
-	for (size_t r = 0; r < a->n; r++)
-		hits += vsearch_bit(v->match, r);
-	if (hits != o->n)
+	if (bits_set(v->match, a->n) != o->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
 		if (vsearch_bit(v->match, a->idx[i]))
@@ -221,15 +238,29 @@ static enum status build_top(struct view *v, const struct window *w)
 }
 
 /* order = the rows of w that match (v->match), only the positions about
- * the selection's page in place, as build_top: only the hits' keys are
- * read, again at each build (a key changes the hits). */
+ * the selection's page in place, as build_top: the keys of a part of w
+ * in this order (every row, or the hits of a filter the key narrowed)
+ * kept for the hits, no row read, when they hold every hit; else only
+ * the hits' keys read. */
 static enum status build_hits(struct view *v, const struct window *w)
 {
-	enum status st =
-	    order_keys_in(&v->order, w, v->metric, !v->ascending, v->match);
+	size_t kept = 0;
+	bool narrowed = false;
+	enum status st;
 
-	if (st != STATUS_OK)
-		return st;
+	if (view_partial(v, w) && v->order.key == v->metric &&
+	    v->order.descending == !v->ascending) {
+		st = order_keys_narrow(&v->order, v->match, &kept);
+		if (st != STATUS_OK)
+			return st;
+		narrowed = kept == bits_set(v->match, w->nrows);
+	}
+	if (!narrowed) {
+		st = order_keys_in(&v->order, w, v->metric, !v->ascending,
+		                   v->match);
+		if (st != STATUS_OK)
+			return st;
+	}
 	v->part_hits = true;
 	v->in_lo = v->in_hi = 0;
 	view_tag_set(&v->part_tag, w);
