@@ -124,12 +124,14 @@ size_t vu_check_rows(const struct view *v)
 		want[j] = x;
 	}
 	ck_assert_uint_eq(v->order.n, n);
-	/* a build without a filter may put only the positions about the
-	 * page in place: those are the full sort's */
+	/* a build (with a filter or not) may put only the positions about
+	 * the page in place: those are the full sort's, the page among them */
 	ck_assert_uint_le(v->in_lo, v->top);
 	ck_assert_uint_ge(v->in_hi,
 	                  n < v->top + v->page ? n : v->top + v->page);
-	ck_assert((v->in_lo == 0 && v->in_hi == n) || !v->filter_len);
+	ck_assert(!n || (v->sel >= v->in_lo && v->sel < v->in_hi));
+	ck_assert((v->in_lo == 0 && v->in_hi == n) ||
+	          w->nrows >= 4 * VIEW_SELECT);
 	for (size_t i = v->in_lo; i < n && i < v->in_hi; i++)
 		ck_assert_uint_eq(v->order.idx[i], want[i]);
 	return n;

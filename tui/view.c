@@ -107,27 +107,67 @@ static enum status match_rows(struct view *v, const struct window *w,
 	return STATUS_OK;
 }
 
-/* The full order the positions in place of v's order are part of, when
- * v->all holds it (sorted between keys), taken: then all are in place. */
-static bool take_all(struct view *v)
+/* v's order complete: every position in place. */
+static void whole(struct view *v)
 {
-	const struct order *a = &v->all, *o = &v->order;
-
-	if (!view_tag_holds(&v->all_tag, v->w) || a->key != o->key ||
-	    a->descending != o->descending || a->n != o->n)
-		return false;
-	swap_orders(v);
-	v->all_tag.ok = false;
-	view_tag_set(&v->order_tag, v->w);
 	v->in_lo = 0;
 	v->in_hi = v->order.n;
+}
+
+/* How many of the first n bits of b are set. */
+static size_t bits_set(const uint64_t *b, size_t n)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < (n + 63) / 64; i++) {
+		uint64_t x = b[i];
+
+		if (n - 64 * i < 64)
+			x &= ((uint64_t)1 << (n - 64 * i)) - 1;
+		x -= (x >> 1) & 0x5555555555555555u;
+		x = (x & 0x3333333333333333u) +
+		    ((x >> 2) & 0x3333333333333333u);
+		x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+		c += (size_t)((x * 0x0101010101010101u) >> 56);
+	}
+	return c;
+}
+
+/* The full order the positions in place of v's order are part of, when
+ * v->all holds it (sorted between keys), taken: then all are in place.
+ * The filter's hits in part are picked out of it (the same rows as the
+ * keys read, match unchanged since: else it is left). */
+static bool take_all(struct view *v)
+{
+	const struct order *a = &v->all;
+	struct order *o = &v->order;
+	size_t n = 0;
+
+	if (!view_tag_holds(&v->all_tag, v->w) || a->key != o->key ||
+	    a->descending != o->descending || a->n != v->w->nrows)
+		return false;
+	if (!v->part_hits) {
+		if (a->n != o->n)
+			return false;
+		swap_orders(v);
+		v->all_tag.ok = false;
+		view_tag_set(&v->order_tag, v->w);
+		whole(v);
+		return true;
+	}
+	if (bits_set(v->match, a->n) != o->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (vsearch_bit(v->match, a->idx[i]))
+			o->idx[n++] = a->idx[i];
+	whole(v);
 	return true;
 }
 
 /* At least positions lo to hi (clamped to the rows) in place: selected
  * again (order_range) with room about them, twice as much as the last
  * time so that paging on selects seldom, or all sorted past a quarter
- * of the rows.  The memory is order_keys': order_build cannot fail. */
+ * of the rows (order_sort: cannot fail). */
 static void in_place(struct view *v, size_t lo, size_t hi)
 {
 	size_t n = v->order.n, span = VIEW_SELECT, got = 0, from = 0;
@@ -147,14 +187,11 @@ static void in_place(struct view *v, size_t lo, size_t hi)
 		v->in_hi = got;
 		return;
 	}
-	if (order_build(&v->order, v->w, v->order.key, v->order.descending,
-	                NULL, NULL) != STATUS_OK) {
-		v->order.n = v->in_lo = v->in_hi = 0; /* cannot happen */
-		return;
-	}
-	view_tag_set(&v->order_tag, v->w);
-	v->in_lo = 0;
-	v->in_hi = v->order.n;
+	/* from the keys read: the rows are not read again */
+	order_sort(&v->order);
+	if (!v->part_hits)
+		view_tag_set(&v->order_tag, v->w);
+	whole(v);
 }
 
 /* The positions the page may show when the selection is at sel (follow
@@ -165,27 +202,69 @@ static void about(struct view *v, size_t sel)
 	         size_add_sat(sel, v->page));
 }
 
+/* The selection in v's order, read from the keys (order_rank), put
+ * back on the stack it was on when kept, else where it was (clamped),
+ * and the positions about its page put in place. */
+static void place(struct view *v, const struct window *w)
+{
+	size_t row, pos = v->sel, n = v->order.n;
+
+	if (v->has_sel &&
+	    (row = window_find_row(w, v->sel_stack)) != SIZE_MAX &&
+	    (row = order_rank(&v->order, row)) != SIZE_MAX)
+		pos = row;
+	v->sel = pos < n ? pos : (n ? n - 1 : 0);
+	about(v, v->sel);
+}
+
 /* order = every row of w, only the positions about the selection's page
  * in place: the selection's position counted from the keys (the stack it
  * was on, else where it was), the rest left to in_place. */
 static enum status build_top(struct view *v, const struct window *w)
 {
-	size_t row, pos = v->sel;
-
-	if (!view_partial(v, w) || v->order.key != v->metric ||
+	if (!view_partial(v, w) || v->part_hits || v->order.key != v->metric ||
 	    v->order.descending == v->ascending) {
 		enum status st =
 		    order_keys(&v->order, w, v->metric, !v->ascending);
 
 		if (st != STATUS_OK)
 			return st;
+		v->part_hits = false;
 		v->in_lo = v->in_hi = 0;
 		view_tag_set(&v->part_tag, w);
 	}
-	if (v->has_sel && (row = window_find_row(w, v->sel_stack)) != SIZE_MAX)
-		pos = order_rank(&v->order, row);
-	v->sel = pos < w->nrows ? pos : w->nrows - 1;
-	about(v, v->sel);
+	place(v, w);
+	return STATUS_OK;
+}
+
+/* order = the rows of w that match (v->match), only the positions about
+ * the selection's page in place, as build_top: the keys of a part of w
+ * in this order (every row, or the hits of a filter the key narrowed)
+ * kept for the hits, no row read, when they hold every hit; else only
+ * the hits' keys read. */
+static enum status build_hits(struct view *v, const struct window *w)
+{
+	size_t kept = 0;
+	bool narrowed = false;
+	enum status st;
+
+	if (view_partial(v, w) && v->order.key == v->metric &&
+	    v->order.descending == !v->ascending) {
+		st = order_keys_narrow(&v->order, v->match, &kept);
+		if (st != STATUS_OK)
+			return st;
+		narrowed = kept == bits_set(v->match, w->nrows);
+	}
+	if (!narrowed) {
+		st = order_keys_in(&v->order, w, v->metric, !v->ascending,
+		                   v->match);
+		if (st != STATUS_OK)
+			return st;
+	}
+	v->part_hits = true;
+	v->in_lo = v->in_hi = 0;
+	view_tag_set(&v->part_tag, w);
+	place(v, w);
 	return STATUS_OK;
 }
 
@@ -255,9 +334,10 @@ static bool keep_match(void *ctx, const struct window *w, size_t row)
 }
 
 /* order = the rows of w matching the filter: picked out of the full order
- * when one is at hand, else sorted alone (after a change of weighting, or
- * a new window). */
-static enum status build_filtered(struct view *v, const struct window *w)
+ * when one is at hand, else, of a large window, only those about the
+ * selection's page put in place (build_hits), or all sorted alone. */
+static enum status build_filtered(struct view *v, const struct window *w,
+                                  bool *part)
 {
 	char f[VIEW_FILTER_MAX];
 	size_t len = v->filter_len < VIEW_FILTER_MAX ? v->filter_len
@@ -270,6 +350,11 @@ static enum status build_filtered(struct view *v, const struct window *w)
 	if (!sorted(v, &v->all, &v->all_tag, w)) {
 		if (!sorted(v, &v->order, &v->order_tag, w)) {
 			v->order_tag.ok = false;
+			if (w->nrows >= 4 * VIEW_SELECT &&
+			    w->nrows <= UINT32_MAX) {
+				*part = true;
+				return build_hits(v, w);
+			}
 			return order_build(&v->order, w, v->metric,
 			                   !v->ascending, keep_match, v->match);
 		}
@@ -324,7 +409,8 @@ enum status view_build(struct view *v, const struct model *m,
 		v->sel = v->top = 0;
 		return STATUS_OK;
 	}
-	st = v->filter_len ? build_filtered(v, w) : build_all(v, w, &part);
+	st = v->filter_len ? build_filtered(v, w, &part)
+	                   : build_all(v, w, &part);
 	if (st != STATUS_OK) {
 		v->order.n = v->in_lo = v->in_hi = 0;
 		v->part_tag.ok = false;

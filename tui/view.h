@@ -61,14 +61,16 @@ struct view {
 	struct view_index *ix;
 	struct view_tag idle_failed;
 	/* the positions of order in place, from in_lo to in_hi: all of them
-	 * (0 to order.n) but after a build without a filter that found no
+	 * (0 to order.n) but after a build of a large window that found no
 	 * full order at hand, which puts only those about the selection's
 	 * page in place (a quarter of the rows at most, else it sorts all);
-	 * part_tag: the window they are of.  A move past them puts more in
-	 * place first, and a full order of the window (view_adopt_order)
-	 * completes them. */
+	 * part_tag: the window they are of; part_hits: they are of the rows
+	 * match holds (a filter), not of every row.  A move past them puts
+	 * more in place first, and a full order of the window
+	 * (view_adopt_order) completes them. */
 	size_t in_lo, in_hi;
 	struct view_tag part_tag;
+	bool part_hits;
 };
 
 /* An empty view weighted by metric, no filter.  Does not allocate. */
@@ -87,10 +89,11 @@ void view_fini(struct view *v);
  * what each stack and task name was found to hold is kept across windows
  * for the same filter.  A key that finds the index far from built (no
  * pause since '/') reads the window's rows and frames without it.
- * Without a filter and without a full order at hand, only the positions
+ * Without a full order at hand (with a filter or not), only the positions
  * about the page the selection is on are put in place (VIEW_SELECT at
  * least, doubling), exactly as the full sort places them; the row count
- * is the window's, and a move or view_adopt_order puts more in place.  The
+ * is the full sort's (with a filter, the hits'), and a move or
+ * view_adopt_order puts more in place.  The
  * caches hold ids of m, so a view serves one model: after that model is
  * freed, view_fini and view_init the view before building with another.
  * STATUS_NOMEM leaves no rows. */
@@ -150,7 +153,8 @@ bool view_has_order(const struct view *v, const struct window *w);
 
 /* Takes o (its memory swapped with the view's cache) as every row of w
  * sorted, when it is in the view's weighting: the next view_build of w
- * then needs no sort, and a view showing w in part shows it whole.  o, sorted
+ * then needs no sort, and a view showing w in part (a filter's hits too)
+ * shows it whole.  o, sorted
  * elsewhere, must hold every row of w (order_build without keep). */
 void view_adopt_order(struct view *v, const struct window *w, struct order *o);
 

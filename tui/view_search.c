@@ -7,93 +7,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
-#include "tui/view_idmap.h"
-
-/* Buckets of the sort of a window's rows by stack id. */
-#define BUCKETS 4096
-
-/* Slots of a scan's answers per frame id: 64 KiB, within a core's cache. */
-#define FCACHE_BITS 13
-#define FCACHE      ((size_t)1 << FCACHE_BITS)
-
-/* The filter's index: the distinct frames met so far, case-folded, end
- * to end in text (string k is text[soff[k] .. soff[k + 1])), and the
- * stacks met, numbered in order of meeting: stack k's depth is
- * sref[stk[k]], then its frames' string numbers, leaf first.  Ids are
- * never reused within a model, so these outlive a window; when mostly
- * unused, the index starts over.  For the window of tag: its rows about
- * in the order of their stack ids, which is about the order of the model's
- * memory (row ord[e] is of stack number est[e]).  Task names are only read
- * for the rows whose stack misses:
- * each name's answer is kept in names (val: the string asked it answers,
- * gen, times two, plus one when it holds). */
-struct view_index {
-	const struct model *m;
-	bool stale;                     /* start over at the next build */
-	struct view_map frames, stacks; /* id: its number + 1 */
-	struct view_table names;
-	char *text;
-	size_t text_len, text_cap;
-	size_t *soff; /* soff[nstr] == text_len */
-	size_t nstr, soff_cap;
-	uint32_t *sref;
-	size_t nsref, sref_cap;
-	uint32_t *stk;
-	size_t nstk, stk_cap;
-	struct view_tag tag;
-	uint32_t *ord;
-	size_t ord_cap;
-	uint32_t *est;
-	size_t est_cap;
-	uint32_t *ids; /* scratch of a build: each row's stack id */
-	size_t ids_cap;
-	/* each row's task name when it has one (0: read its entries), made
-	 * when a row's stack first misses: a later key then reads 4 bytes a
-	 * row, not the row and its entries */
-	uint32_t *rname;
-	size_t rname_cap;
-	bool rname_ok;
-	size_t bucket[BUCKETS + 1];
-	uint64_t *used; /* the strings the window refers to */
-	size_t used_cap, used_n;
-	/* a bit per string below hits_n: it holds hits_fold */
-	uint64_t *hits;
-	size_t hits_cap, hits_n;
-	bool hits_ok;
-	char hits_fold[VIEW_FILTER_MAX];
-	size_t hits_len;
-	/* the string the kept answers of names and fcache are for (ask),
-	 * numbered gen, from 1, each time it changes */
-	char ask[VIEW_FILTER_MAX];
-	size_t ask_len;
-	bool ask_ok;
-	uint32_t gen;
-	uint32_t last_name, last_gen; /* the last name asked, and its answer */
-	bool last_hit;
-	/* a scan without the index (view_index_scan): answers per frame
-	 * id, in the slot of its hash (val as in names; a frame whose slot
-	 * another took is searched again) */
-	struct view_slot fcache[FCACHE];
-	struct view_tag scanned; /* the window a scan last read */
-	uint64_t *pend; /* a bit per row: its frames missed, names unread */
-	size_t pend_cap;
-	/* a bit per stack: whether one of its strings holds hits_fold is
-	 * known (sknown), and then whether one does (shit) */
-	uint64_t *sknown, *shit;
-	size_t sbits_cap;
-	/* a build in steps (view_index_step): for the window of btag, of
-	 * bm, its rows sorted into ord and est (in steps too: sort says
-	 * which pass, from row spos), and est[e] a stack number for e below
-	 * bpos (a stack id from there) */
-	struct view_tag btag;
-	const struct model *bm;
-	size_t bpos;
-	bool bfresh;
-	enum { SORT_READ, SORT_COUNT, SORT_PLACE, SORT_DONE } sort;
-	size_t spos;
-	uint32_t slo, shi;
-	unsigned sshift;
-};
+#include "tui/view_index.h"
 
 enum status view_index_new(struct view_index **out)
 {
@@ -126,11 +40,6 @@ void view_index_free(struct view_index *ix)
 	mem_free(ix->shit);
 	mem_free(ix->pend);
 	mem_free(ix);
-}
-
-static void set_bit(uint64_t *b, size_t i)
-{
-	b[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
 static void clear_bit(uint64_t *b, size_t i)
@@ -229,7 +138,7 @@ static enum status add_stack(struct view_index *ix, uint32_t *e, uint32_t id)
  * est, near enough: by BUCKETS ranges of ids, in row order within one.
  * Three passes over the rows (their ids read, counted, placed), of about
  * budget rows a call all told; the next call goes on from there. */
-static void index_rows(struct view_index *ix, size_t budget)
+void vindex_rows(struct view_index *ix, size_t budget)
 {
 	const struct window *w = ix->btag.w;
 	size_t n = w->nrows, *b = ix->bucket, cost = 0;
@@ -305,7 +214,7 @@ static enum status count_used(struct view_index *ix, size_t n)
 
 		for (size_t i = 1; i <= s[0]; i++) {
 			if (!vsearch_bit(ix->used, s[i])) {
-				set_bit(ix->used, s[i]);
+				vindex_set_bit(ix->used, s[i]);
 				used++;
 			}
 		}
@@ -315,7 +224,7 @@ static enum status count_used(struct view_index *ix, size_t n)
 	return STATUS_OK;
 }
 
-/* Whether build_begin would start the index over for a window of n rows
+/* Whether vindex_build_begin would start the index over for a window of n rows
  * of m. */
 static bool starts_over(const struct view_index *ix, const struct model *m,
                         size_t n)
@@ -326,7 +235,7 @@ static bool starts_over(const struct view_index *ix, const struct model *m,
 /* Starts a build of the rows of w (m's): sorts them by stack id, starting
  * the index over when it holds another model's ids or mostly those of
  * windows gone. */
-static enum status build_begin(struct view_index *ix, const struct model *m,
+enum status vindex_build_begin(struct view_index *ix, const struct model *m,
                                const struct window *w)
 {
 	size_t n = w->nrows;
@@ -411,10 +320,10 @@ enum status view_index_step(struct view_index *ix, const struct model *m,
 	if (*done)
 		return STATUS_OK;
 	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
-	    build_begin(ix, m, w) != STATUS_OK)
+	    vindex_build_begin(ix, m, w) != STATUS_OK)
 		goto nomem;
 	if (ix->sort != SORT_DONE) {
-		index_rows(ix, budget);
+		vindex_rows(ix, budget);
 		/* the sort's steps are their own */
 		if (budget != SIZE_MAX)
 			return STATUS_OK;
@@ -458,7 +367,7 @@ static void index_scan(struct view_index *ix, size_t from, const char *f,
 		while (ix->soff[k + 1] <= at)
 			k++;
 		if (at + len <= ix->soff[k + 1]) {
-			set_bit(ix->hits, k);
+			vindex_set_bit(ix->hits, k);
 			p = t + ix->soff[k + 1];
 		} else {
 			p = q + 1;
@@ -484,7 +393,7 @@ static void stacks_keep(struct view_index *ix, int op)
 
 /* Makes the answers kept for names and frames those for f (len >= 1):
  * those for another string are forgotten (all, when gen comes round). */
-static void answers_for(struct view_index *ix, const char *f, size_t len)
+void vindex_answers_for(struct view_index *ix, const char *f, size_t len)
 {
 	if (ix->ask_ok && ix->ask_len == len && !memcmp(ix->ask, f, len))
 		return;
@@ -531,7 +440,7 @@ enum status view_index_search(struct view_index *ix, const char *f, size_t len)
 	clear_bits(ix->hits, from, ix->nstr);
 	if (from < ix->nstr)
 		index_scan(ix, from, f, len);
-	answers_for(ix, f, len);
+	vindex_answers_for(ix, f, len);
 	ix->hits_ok = true;
 	ix->hits_n = ix->nstr;
 	memcpy(ix->hits_fold, f, len);
@@ -550,15 +459,15 @@ static bool stack_hits(struct view_index *ix, uint32_t k)
 		return vsearch_bit(ix->shit, k);
 	for (uint32_t i = 1; i <= s[0] && !hit; i++)
 		hit = vsearch_bit(ix->hits, s[i]);
-	set_bit(ix->sknown, k);
+	vindex_set_bit(ix->sknown, k);
 	if (hit)
-		set_bit(ix->shit, k);
+		vindex_set_bit(ix->shit, k);
 	return hit;
 }
 
 /* Whether task name id (of m, the index's model) holds ask: known, or
  * found and kept (when there is room). */
-static bool name_hits(struct view_index *ix, const struct model *m, uint32_t id)
+bool vindex_name_hits(struct view_index *ix, const struct model *m, uint32_t id)
 {
 	struct view_table *t = &ix->names;
 	struct view_slot *e;
@@ -617,10 +526,10 @@ bool view_index_entry_hits(struct view_index *ix, size_t e)
 	if (!ix->rname_ok)
 		row_names(ix);
 	if (ix->rname_ok && ix->rname[row])
-		return name_hits(ix, ix->m, ix->rname[row]);
+		return vindex_name_hits(ix, ix->m, ix->rname[row]);
 	r = &w->rows[row];
 	for (uint32_t i = 0; i < r->count; i++)
-		if (name_hits(ix, ix->m, w->entries[r->first + i].name))
+		if (vindex_name_hits(ix, ix->m, w->entries[r->first + i].name))
 			return true;
 	return false;
 }
@@ -642,109 +551,6 @@ bool view_index_scanned(const struct view_index *ix, const struct model *m,
                         const struct window *w)
 {
 	return view_tag_holds(&ix->scanned, w) && ix->m == m;
-}
-
-/* Whether frame id of m holds ask: kept, or searched and kept in its
- * slot. */
-static bool frame_hits(struct view_index *ix, const struct model *m,
-                       uint32_t id)
-{
-	struct view_slot *c =
-	    &ix->fcache[(uint32_t)(id * 2654435769u) >> (32 - FCACHE_BITS)];
-	bool hit;
-
-	if (c->id == id && c->val >> 1 == ix->gen)
-		return c->val & 1;
-	hit = vsearch_hits(model_frame(m, id), ix->ask, ix->ask_len);
-	c->id = id;
-	c->val = ix->gen << 1 | hit;
-	return hit;
-}
-
-/* The depth of the first frame of fs (d frames, root first) that holds
- * ask, or SIZE_MAX: the frames before p are known not to. */
-static size_t first_hit(struct view_index *ix, const struct model *m,
-                        const uint32_t *fs, size_t d, size_t p)
-{
-	for (; p < d; p++)
-		if (frame_hits(ix, m, fs[p]))
-			return p;
-	return SIZE_MAX;
-}
-
-/* The task names of the rows pend marks, in row order (the order of the
- * rows' and entries' memory): match follows whether one holds ask. */
-static void scan_names(struct view_index *ix, const struct model *m,
-                       const struct window *w, uint64_t *match)
-{
-	for (size_t r = 0; r < w->nrows; r++) {
-		const struct fold_row *fr;
-		bool hit = false;
-
-		if (!ix->pend[r / 64]) {
-			r |= 63; /* none in this word */
-			continue;
-		}
-		if (!vsearch_bit(ix->pend, r))
-			continue;
-		fr = &w->rows[r];
-		for (uint32_t i = 0; !hit && i < fr->count; i++)
-			hit = name_hits(ix, m, w->entries[fr->first + i].name);
-		if (hit != vsearch_bit(match, r))
-			match[r / 64] ^= (uint64_t)1 << (r % 64);
-	}
-}
-
-enum status view_index_scan(struct view_index *ix, const struct model *m,
-                            const struct window *w, const char *f, size_t len,
-                            uint64_t *match, enum vsearch_rows rows)
-{
-	const uint32_t *prev = NULL;
-	size_t pd = 0, ph = SIZE_MAX; /* prev's depth and first hit */
-	size_t words = (w->nrows + 63) / 64;
-
-	/* the rows in the order of their stack ids, which is about that of
-	 * the model's memory (in row order nearly every stack read misses
-	 * the cache): the build's sort, made or finished here, kept for
-	 * the steps between keys */
-	if ((!view_tag_holds(&ix->btag, w) || ix->bm != m) &&
-	    build_begin(ix, m, w) != STATUS_OK) {
-		ix->btag.ok = false;
-		return STATUS_NOMEM;
-	}
-	index_rows(ix, SIZE_MAX);
-	if (mem_grow(&ix->pend, &ix->pend_cap, words, sizeof(*ix->pend)))
-		return STATUS_NOMEM;
-	memset(ix->pend, 0, words * sizeof(*ix->pend));
-	answers_for(ix, f, len);
-	for (size_t e = 0; e < w->nrows; e++) {
-		size_t r = ix->ord[e], d = 0, p = 0, h = ph;
-		bool was = vsearch_bit(match, r);
-		const uint32_t *fs;
-		uint32_t id;
-
-		if ((rows == VSEARCH_SET && !was) ||
-		    (rows == VSEARCH_CLEAR && was))
-			continue;
-		/* a hit in the prefix a stack shares with the last one read
-		 * is its too, and a miss there needs no search */
-		id = e < ix->bpos ? w->rows[r].stack : ix->est[e];
-		fs = model_stack(m, id, &d);
-		while (p < d && p < pd && fs[p] == prev[p])
-			p++;
-		if (ph >= p)
-			h = first_hit(ix, m, fs, d, p);
-		prev = fs;
-		pd = d;
-		ph = h;
-		if (h == SIZE_MAX)
-			set_bit(ix->pend, r);
-		else if (!was)
-			set_bit(match, r);
-	}
-	scan_names(ix, m, w, match);
-	view_tag_set(&ix->scanned, w);
-	return STATUS_OK;
 }
 
 bool view_idle_wanted(const struct view *v, const struct model *m,
