@@ -113,3 +113,63 @@ void sort_merge(uint32_t *a, uint32_t *tmp, size_t n, sort_cmp_fn cmp,
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
 }
+
+/* Index a goes before index b: a lower key, or an equal one and a lower
+ * index (as the stable sort leaves them). */
+static bool first_before(const uint64_t *keys, uint32_t a, uint32_t b)
+{
+	return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
+}
+
+/* Restores the heap of n indices (the one that goes last on top) below
+ * slot i. */
+static void first_sift(const uint64_t *keys, uint32_t *heap, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, top = i;
+		uint32_t t;
+
+		if (l < n && first_before(keys, heap[top], heap[l]))
+			top = l;
+		if (r < n && first_before(keys, heap[top], heap[r]))
+			top = r;
+		if (top == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[top];
+		heap[top] = t;
+		i = top;
+	}
+}
+
+void sort_first(const uint64_t *keys, size_t n, size_t k, uint32_t *out,
+                uint32_t *heap)
+{
+	size_t h = 0;
+
+	k = k < n ? k : n;
+	for (size_t x = 0; x < n && k; x++) {
+		if (h < k) {
+			size_t i = h++;
+
+			heap[i] = (uint32_t)x;
+			/* up while it goes after its parent */
+			while (i &&
+			       first_before(keys, heap[(i - 1) / 2], heap[i])) {
+				uint32_t t = heap[i];
+				heap[i] = heap[(i - 1) / 2];
+				heap[(i - 1) / 2] = t;
+				i = (i - 1) / 2;
+			}
+		} else if (first_before(keys, (uint32_t)x, heap[0])) {
+			heap[0] = (uint32_t)x;
+			first_sift(keys, heap, h, 0);
+		}
+	}
+	/* the last of those kept is on top: taken out last first */
+	for (size_t i = h; i-- > 0;) {
+		out[i] = heap[0];
+		heap[0] = heap[i];
+		first_sift(keys, heap, i, 0);
+	}
+}

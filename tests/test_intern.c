@@ -272,6 +272,45 @@ START_TEST(radix_matches_reference)
 }
 END_TEST
 
+/* sort_first gives the first k of the stable sort's order, for every k
+ * up to n (and past it: all n), keys with many ties among them. */
+START_TEST(first_matches_the_sort)
+{
+	static const size_t sizes[] = { 0, 1, 2, 7, 64, 1000 };
+	uint64_t seed = 0x9E3779B97F4A7C15ull;
+
+	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
+		size_t n = sizes[s];
+		uint64_t *k = malloc((n + 1) * sizeof(*k));
+		uint64_t *sk = malloc((n + 1) * sizeof(*sk));
+		uint64_t *tk = malloc((n + 1) * sizeof(*tk));
+		uint32_t *v = malloc((n + 1) * sizeof(*v));
+		uint32_t *tv = malloc((n + 1) * sizeof(*tv));
+		uint32_t *out = malloc((n + 2) * sizeof(*out));
+		uint32_t *heap = malloc((n + 2) * sizeof(*heap));
+
+		for (size_t i = 0; i < n; i++) {
+			seed ^= seed << 13, seed ^= seed >> 7,
+			    seed ^= seed << 17;
+			k[i] = sk[i] = i % 3 ? seed % 5 : ~seed % 11;
+			v[i] = (uint32_t)i;
+		}
+		sort_radix(sk, v, tk, tv, n);
+		for (size_t want = 0; want <= n + 1; want++) {
+			size_t got = want < n ? want : n;
+
+			sort_first(k, n, want, out, heap);
+			for (size_t i = 0; i < got; i++)
+				ck_assert_msg(out[i] == v[i],
+				              "n %zu k %zu: position %zu", n,
+				              want, i);
+		}
+		free(k), free(sk), free(tk), free(v), free(tv), free(out),
+		    free(heap);
+	}
+}
+END_TEST
+
 static int cmp_mod10(const void *ctx, uint32_t a, uint32_t b)
 {
 	(void)ctx;
@@ -309,6 +348,7 @@ Suite *suite_intern(void)
 	tcase_add_test(tc, intern_pages_freed);
 	tcase_add_test(tc, intern_nomem);
 	tcase_add_test(tc, radix_matches_reference);
+	tcase_add_test(tc, first_matches_the_sort);
 	tcase_add_test(tc, merge_is_stable);
 	suite_add_tcase(s, tc);
 	return s;

@@ -10,9 +10,12 @@
 
 #include "encode/utf8.h"
 #include "model/model.h"
+#include "model/sort.h"
+#include "tests/model_util.h"
 #include "tests/screen_util.h"
 #include "tests/util.h"
 #include "tui/app.h"
+#include "tui/view_detail.h"
 
 #define POOL "app:main:88", "pool:worker:42"
 #define MS   ((uint64_t)1000000)
@@ -526,6 +529,72 @@ START_TEST(views_c_locale_every_view_ascii)
 }
 END_TEST
 
+/* The detail of a row of 2,000 tasks puts in order only what a page can
+ * reach (a selection), exactly the first positions of the full sort, and
+ * more as it is scrolled, then all; ties among the figures keep entry
+ * order, in either direction. */
+START_TEST(views_detail_orders_what_the_page_reaches)
+{
+	struct model *m = tm_mk(0, 0, 0, 0, 0);
+	struct detail_cache dc = { .w = NULL };
+	const struct window *w;
+	uint64_t x = 0x2545F4914F6CDD1Du, *keys, *tk;
+	uint32_t *ref, *tv;
+	char name[32];
+	size_t n = 2000;
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		snprintf(name, sizeof(name), "task-%04zu", i);
+		ck_assert_int_eq(
+		    tm_add(m, "app:main;pool:worker", name, 1 + x % 40),
+		    STATUS_OK);
+	}
+	ck_assert_int_eq(model_commit(m, &(struct window_meta){ 0 }, NULL),
+	                 STATUS_OK);
+	w = model_latest(m);
+	ck_assert_uint_eq(w->nrows, 1);
+	ck_assert_uint_eq(w->rows[0].count, n);
+	keys = malloc(n * sizeof(*keys));
+	tk = malloc(n * sizeof(*tk));
+	ref = malloc(n * sizeof(*ref));
+	tv = malloc(n * sizeof(*tv));
+	for (int asc = 0; asc < 2; asc++) {
+		static const size_t tops[] = { 0, 40, 300, 100000 };
+		struct detail_in in = { .m = m,
+			                .w = w,
+			                .stack = w->rows[0].stack,
+			                .metric = METRIC_IDLE,
+			                .ascending = asc,
+			                .page = 20 };
+		const struct fold_entry *e = w->entries + w->rows[0].first;
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t v = e[i].m.v[METRIC_IDLE];
+			keys[i] = asc ? v : ~v;
+			ref[i] = (uint32_t)i;
+		}
+		sort_radix(keys, ref, tk, tv, n);
+		for (size_t t = 0; t < ARRAY_SIZE(tops); t++) {
+			in.top = tops[t];
+			ck_assert_int_eq(detail_prepare(&dc, &in), STATUS_OK);
+			ck_assert_uint_ge(dc.tsorted,
+			                  size_min(in.top + in.page, n));
+			if (t == 0)
+				ck_assert_uint_lt(dc.tsorted, n / 4);
+			if (t == ARRAY_SIZE(tops) - 1)
+				ck_assert_uint_eq(dc.tsorted, n);
+			for (size_t i = 0; i < dc.tsorted; i++)
+				ck_assert_uint_eq(dc.torder[i], ref[i]);
+		}
+	}
+	free(keys), free(tk), free(ref), free(tv);
+	detail_cache_fini(&dc);
+	model_free(m);
+}
+END_TEST
+
 Suite *suite_viewer_views(void);
 Suite *suite_viewer_views(void)
 {
@@ -536,6 +605,7 @@ Suite *suite_viewer_views(void)
 	tcase_add_test(tc, views_detail_golden_and_keys);
 	tcase_add_test(tc, views_detail_deep_hostile_and_gone);
 	tcase_add_test(tc, views_detail_without_rows);
+	tcase_add_test(tc, views_detail_orders_what_the_page_reaches);
 	tcase_add_test(tc, views_compare_golden_and_marks);
 	tcase_add_test(tc, views_tree_golden_and_keys);
 	tcase_add_test(tc, views_tree_keys_in_a_burst);

@@ -276,7 +276,11 @@ static const struct render_body *body_of(struct app *a, const struct screen *s,
 			                .stack = stack,
 			                .name = a->body_name,
 			                .metric = a->v.metric,
-			                .ascending = a->v.ascending };
+			                .ascending = a->v.ascending,
+			                /* clamped below, never raised:
+			                 * prepared for as far */
+			                .top = a->body_top,
+			                .page = page };
 		v->detail.cache = &a->dcache;
 		if (v->detail.w &&
 		    detail_prepare(&a->dcache, &v->detail) != STATUS_OK)

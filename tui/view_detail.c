@@ -22,6 +22,9 @@
 
 /* The most other stacks listed (the heaviest by the weighting). */
 #define OTHER_MAX 12
+/* The fewest of a row's tasks put in order by selection (doubled as the
+ * operator scrolls, up to a quarter of them: then all are sorted). */
+#define DETAIL_SELECT 64
 
 /* The optional figures as the detail words them. */
 static const char *const figure_label[EXTRA_COUNT] = {
@@ -139,29 +142,43 @@ static void fold_others(struct detail_cache *dc, const struct window *w,
 		dc->names += !i || e[i].name != e[i - 1].name;
 }
 
-/* The others heaviest first by the weighting (ties by stack id), and the
- * row's entries by the weighting (ties in entry order, by name). */
+/* The first OTHER_MAX others heaviest first by the weighting (ties by
+ * stack id): only those are drawn.  And the row's entries by the
+ * weighting (ties in entry order, by name), at least the first need of
+ * them: a page or a few (doubling as the operator scrolls) are selected
+ * in one pass (sort_first; a row may fold a whole window, 100,000
+ * entries, which the sort took milliseconds over at each weighting key),
+ * all sorted past a quarter of them. */
 static void sort_row(struct detail_cache *dc, const struct window *w,
-                     const struct fold_row *r, enum metric mt, bool ascending)
+                     const struct fold_row *r, enum metric mt, bool ascending,
+                     size_t need)
 {
 	const struct fold_entry *e = w->entries + r->first;
+	size_t k;
 
-	for (size_t i = 0; i < dc->nother; i++) {
+	for (size_t i = 0; i < dc->nother; i++)
 		dc->keys[i] = ~dc->other[i].m.v[mt];
-		dc->oorder[i] = (uint32_t)i;
-	}
-	sort_radix(dc->keys, dc->oorder, dc->tkeys, dc->tvals, dc->nother);
+	sort_first(dc->keys, dc->nother, OTHER_MAX, dc->oorder, dc->tvals);
 	for (uint32_t i = 0; i < r->count; i++) {
 		uint64_t v = e[i].m.v[mt];
 		dc->keys[i] = ascending ? v : ~v;
-		dc->torder[i] = i;
 	}
+	for (k = DETAIL_SELECT; k < need && k < r->count; k *= 2)
+		;
+	if (k < r->count / 4) {
+		sort_first(dc->keys, r->count, k, dc->torder, dc->tvals);
+		dc->tsorted = k;
+		return;
+	}
+	for (uint32_t i = 0; i < r->count; i++)
+		dc->torder[i] = i;
 	sort_radix(dc->keys, dc->torder, dc->tkeys, dc->tvals, r->count);
+	dc->tsorted = r->count;
 }
 
 enum status detail_prepare(struct detail_cache *dc, const struct detail_in *in)
 {
-	size_t row = detail_row(in);
+	size_t row = detail_row(in), need;
 	const struct fold_row *r;
 
 	if (row == SIZE_MAX)
@@ -193,10 +210,13 @@ enum status detail_prepare(struct detail_cache *dc, const struct detail_in *in)
 		dc->row = row;
 		dc->folded = true;
 	}
+	/* the draw reaches the task at most at line top + page */
+	need = in->page ? size_add_sat(in->top, in->page) : SIZE_MAX;
 	if (dc->sorted && dc->metric == in->metric &&
-	    dc->ascending == in->ascending)
+	    dc->ascending == in->ascending &&
+	    (dc->tsorted >= need || dc->tsorted == r->count))
 		return STATUS_OK;
-	sort_row(dc, in->w, r, in->metric, in->ascending);
+	sort_row(dc, in->w, r, in->metric, in->ascending, need);
 	dc->metric = in->metric;
 	dc->ascending = in->ascending;
 	dc->sorted = true;
@@ -578,7 +598,7 @@ static void tasks(struct out *o, const struct detail_in *in,
 		line_puts(l, EL_TITLE, "  NAME", line_room(o->s, l), o->flags);
 	}
 	/* by the weighting, ties in entry order (by name) */
-	for (uint32_t i = 0; i < r->count && o->row < o->end; i++)
+	for (size_t i = 0; i < dc->tsorted && o->row < o->end; i++)
 		task_row(o, in, &lay, &e[dc->torder[i]], tmp);
 }
 

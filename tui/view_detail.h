@@ -76,6 +76,8 @@ struct detail_cache {
 	uint32_t names;   /* distinct task names of the row */
 	uint32_t *oorder; /* others, heaviest first by the weighting */
 	uint32_t *torder; /* the row's entries (from its first) as shown */
+	size_t tsorted;   /* those in torder, from the first: a page's worth,
+	                     or all of them */
 	/* private: capacities and the radix sort's scratch */
 	size_t other_cap, oorder_cap, torder_cap;
 	uint64_t *keys, *tkeys;
@@ -92,7 +94,8 @@ struct detail_in {
 	uint32_t name;          /* its task name when split by name */
 	enum metric metric; /* the weighting: share, sparkline, task order */
 	bool ascending;
-	size_t top; /* first line of the detail shown (scrolled) */
+	size_t top;  /* first line of the detail shown (scrolled) */
+	size_t page; /* lines the body shows (0: as many as it has) */
 	const struct spark *spark; /* spark_update'd for this row, or NULL */
 	const struct detail_cache *cache; /* detail_prepare'd, or NULL */
 };
