@@ -118,7 +118,9 @@ void sort_merge(uint32_t *a, uint32_t *tmp, size_t n, sort_cmp_fn cmp,
  * index (as the stable sort leaves them). */
 static bool first_before(const uint64_t *keys, uint32_t a, uint32_t b)
 {
-	return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
+	uint64_t ka = keys[a], kb = keys[b];
+
+	return ka < kb || (ka == kb && a < b);
 }
 
 /* Restores the heap of n indices (the one that goes last on top) below
