@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "model/alloc.h"
-#include "model/extras.h"
+#include "model/group_int.h"
 #include "model/ring.h"
 #include "model/sort.h"
 
@@ -24,8 +24,6 @@
 #define IN_MEMO ((uint32_t)1 << 31)
 /* Entries fetched ahead where they are read out of order */
 #define PARKED_AHEAD 16
-/* A stack's names sorted by insertion up to this many */
-#define SPLIT_FEW 32
 
 /* An open-addressing set of ids, each with a value; a power of two in
  * size, at most half full. */
@@ -242,55 +240,6 @@ static bool new_row(const struct fold_entry *p, const struct fold_entry *e,
 	return g.by_name && p->name != e->name;
 }
 
-static void row_add(const struct window *w, struct fold_row *r,
-                    const struct fold_entry *e)
-{
-	r->count++;
-	r->tasks = u64_add_sat(r->tasks, e->tasks);
-	metrics_add(&r->m, &e->m);
-	if (e->xi) /* the entries keep pointing at w's figures */
-		extras_add(&r->x, window_extras(w, e));
-}
-
-/* The by-id index of rows split by name under the spawn stack: the kept
- * window's by-id order of stacks, each stack's rows (start[r] to
- * start[r + 1]) by name id: by insertion when they are few, else by a
- * radix sort (keys and vals: scratch of 2 * nrows).  From the kept row
- * *i and the index's place *at on, while *left rows remain (a stack's
- * rows all at once): *i, *at and *left are where it stopped. */
-static void byid_split(const struct window *w, const struct fold_row *rows,
-                       const uint32_t *start, uint32_t *byid, uint64_t *keys,
-                       uint32_t *vals, size_t nrows, size_t *i, size_t *at,
-                       size_t *left)
-{
-	const uint32_t *kept =
-	    ((const struct window_priv *)(const void *)w)->byid;
-
-	for (; *i < w->nrows && *left; (*i)++) {
-		uint32_t r = kept[*i], a = start[r], nr = start[r + 1] - a;
-
-		if (nr > SPLIT_FEW) {
-			for (uint32_t k = 0; k < nr; k++) {
-				keys[k] = rows[a + k].name;
-				vals[k] = a + k;
-			}
-			sort_radix(keys, vals, keys + nrows, vals + nrows, nr);
-			memcpy(byid + *at, vals, nr * sizeof(*byid));
-		}
-		for (uint32_t k = 0; nr <= SPLIT_FEW && k < nr; k++) {
-			size_t j = *at + k;
-
-			for (; j > *at &&
-			       rows[byid[j - 1]].name > rows[a + k].name;
-			     j--)
-				byid[j] = byid[j - 1];
-			byid[j] = a + k;
-		}
-		*at += nr;
-		*left -= size_min(*left, nr ? nr : 1);
-	}
-}
-
 /* The by-id index of rows by parked-at stack: rows by (stack id, name
  * id), sorted. */
 static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
@@ -311,156 +260,6 @@ static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
 	sort_radix(keys, byid, keys + nrows, tv, nrows);
 	mem_free(keys);
 	mem_free(tv);
-	return STATUS_OK;
-}
-
-/* The parts of a split being made (struct group_step): its window, and
- * the scratch of the by-id index. */
-static enum status split_alloc(const struct window *w, struct group_step *s)
-{
-	size_t nrows = s->nrows;
-
-	s->sz = sizeof(struct window_priv) + nrows * sizeof(struct fold_row) +
-	        nrows * sizeof(uint32_t);
-	/* every row and index entry is written as it is made: only the
-	 * head is zeroed */
-	s->wp = mem_alloc(s->sz);
-	if (s->wp)
-		*s->wp = (struct window_priv){ .byid = NULL };
-	s->start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*s->start));
-	s->keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->keys));
-	s->vals = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->vals));
-	return s->wp && s->start && s->keys && s->vals ? STATUS_OK
-	                                               : STATUS_NOMEM;
-}
-
-/* Kept rows of w from s->at on, while *left entries remain (a row's all
- * at once): their rows counted, or made (once split_alloc'ed). */
-static void split_rows(const struct window *w, struct group_step *s, bool make,
-                       size_t *left)
-{
-	struct fold_row *rows =
-	    make ? (struct fold_row *)(void *)(s->wp + 1) : NULL;
-
-	for (; s->at < w->nrows && *left; s->at++) {
-		const struct fold_row *kept = &w->rows[s->at];
-		uint32_t first = kept->first, n = kept->count;
-		const struct fold_entry *e = w->entries + first;
-
-		if (make)
-			s->start[s->at] = (uint32_t)s->out;
-		/* a row's entries are by name: one name from the first to the
-		 * last is a row as it is (its sums the same, in any order),
-		 * copied without reading the entries between */
-		if (n && e[0].name == e[n - 1].name) {
-			if (make) {
-				rows[s->out] = *kept;
-				rows[s->out].name = e[0].name;
-			}
-			s->out++;
-			*left -= size_min(*left, 1);
-			continue;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			bool cut = !i || e[i].name != e[i - 1].name;
-
-			if (!make) {
-				s->out += cut;
-				continue;
-			}
-			if (cut)
-				rows[s->out++] =
-				    (struct fold_row){ .stack = e[i].stack,
-					               .name = e[i].name,
-					               .first = first + i };
-			row_add(w, &rows[s->out - 1], &e[i]);
-		}
-		*left -= size_min(*left, n ? n : 1);
-	}
-}
-
-/* Split by name under the spawn stack: w's entries as they are, each
- * kept row cut where the name changes.  Goes on with s (begun on w) for
- * about budget entries or rows: the rows counted, the window allocated,
- * the rows made, then the by-id index; s->phase is SPLIT_DONE once s->wp
- * is whole.  STATUS_NOMEM: s is to be freed. */
-static enum status split_on(const struct window *w, struct group_step *s,
-                            size_t budget)
-{
-	size_t left = budget ? budget : 1;
-	struct fold_row *rows;
-
-	while (s->phase != SPLIT_DONE && left) {
-		switch (s->phase) {
-		case SPLIT_COUNT:
-			split_rows(w, s, false, &left);
-			if (s->at < w->nrows)
-				break;
-			s->nrows = s->out;
-			if (split_alloc(w, s) != STATUS_OK)
-				return STATUS_NOMEM;
-			s->at = s->out = 0;
-			s->phase = SPLIT_MAKE;
-			break;
-		case SPLIT_MAKE:
-			split_rows(w, s, true, &left);
-			if (s->at < w->nrows)
-				break;
-			s->start[w->nrows] = (uint32_t)s->nrows;
-			s->at = s->out = 0;
-			s->phase = SPLIT_BYID;
-			break;
-		default:
-			rows = (struct fold_row *)(void *)(s->wp + 1);
-			byid_split(w, rows, s->start,
-			           (uint32_t *)(void *)(rows + s->nrows),
-			           s->keys, s->vals, s->nrows, &s->at, &s->out,
-			           &left);
-			if (s->at < w->nrows)
-				break;
-			s->wp->pub.nrows = s->nrows;
-			s->wp->pub.rows = rows;
-			/* shared: the same order */
-			s->wp->pub.entries = w->entries;
-			s->wp->pub.bytes = s->sz;
-			s->wp->byid = (uint32_t *)(void *)(rows + s->nrows);
-			s->phase = SPLIT_DONE;
-			break;
-		}
-	}
-	return STATUS_OK;
-}
-
-void group_step_fini(struct group_step *s)
-{
-	mem_free(s->wp);
-	mem_free(s->start);
-	mem_free(s->keys);
-	mem_free(s->vals);
-	*s = (struct group_step){ .src = NULL };
-}
-
-/* Drops the scratch of a split done: s->wp stays. */
-static void split_scratch_free(struct group_step *s)
-{
-	mem_free(s->start);
-	mem_free(s->keys);
-	mem_free(s->vals);
-	s->start = NULL;
-	s->keys = NULL;
-	s->vals = NULL;
-}
-
-static enum status split(const struct window *w, struct window_priv **out)
-{
-	struct group_step s = { .src = w, .phase = SPLIT_COUNT };
-
-	if (split_on(w, &s, SIZE_MAX) != STATUS_OK) {
-		group_step_fini(&s);
-		return STATUS_NOMEM;
-	}
-	split_scratch_free(&s);
-	*out = s.wp;
 	return STATUS_OK;
 }
 
@@ -524,7 +323,7 @@ static enum status by_parked(const struct model *m, const struct window *w,
 			    (struct fold_row){ .stack = e->parked,
 				               .name = g.by_name ? e->name : 0,
 				               .first = (uint32_t)i };
-		row_add(w, &rows[nrows - 1], e);
+		group_row_add(w, &rows[nrows - 1], e);
 	}
 	mem_free(sc.block);
 	if (byid_sorted(rows, nrows, byid) != STATUS_OK) {
@@ -540,10 +339,8 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	return STATUS_OK;
 }
 
-/* wp, derived from w as g, made a window like w: the same seq, meta,
- * stats and totals, with its own rows, entries and index. */
-static const struct window *finish(struct window_priv *wp,
-                                   const struct window *w, struct grouping g)
+const struct window *group_finish(struct window_priv *wp,
+                                  const struct window *w, struct grouping g)
 {
 	const struct fold_row *rows = wp->pub.rows;
 	size_t nrows = wp->pub.nrows, bytes = wp->pub.bytes;
@@ -581,41 +378,11 @@ enum status model_group_memo(const struct model *m, const struct window *w,
 		group_memo_fini(memo);
 		memo->m = m;
 	}
-	st = g.key == GROUP_SPAWN ? split(w, &wp)
+	st = g.key == GROUP_SPAWN ? group_split(w, &wp)
 	                          : by_parked(m, w, g, memo, &wp);
 	if (st != STATUS_OK)
 		return st;
-	*out = finish(wp, w, g);
-	return STATUS_OK;
-}
-
-enum status model_split_step(const struct model *m, const struct window *w,
-                             struct group_step *s, size_t budget,
-                             const struct window **out)
-{
-	if (!out)
-		return STATUS_INVAL;
-	*out = NULL;
-	if (!m || !w || !s || model_window_seq(m, w->seq) != w ||
-	    w->group.key != GROUP_SPAWN || w->group.by_name)
-		return STATUS_INVAL;
-	if (s->phase == SPLIT_NONE || s->src != w || s->seq != w->seq) {
-		group_step_fini(s);
-		*s = (struct group_step){ .src = w,
-			                  .seq = w->seq,
-			                  .phase = SPLIT_COUNT };
-	}
-	if (split_on(w, s, budget) != STATUS_OK) {
-		group_step_fini(s);
-		return STATUS_NOMEM;
-	}
-	if (s->phase != SPLIT_DONE)
-		return STATUS_OK;
-	split_scratch_free(s);
-	*out = finish(s->wp, w,
-	              (struct grouping){ .key = GROUP_SPAWN, .by_name = true });
-	s->wp = NULL;
-	group_step_fini(s);
+	*out = group_finish(wp, w, g);
 	return STATUS_OK;
 }
 
