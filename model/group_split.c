@@ -175,10 +175,10 @@ static enum status split_on(const struct window *w, struct group_step *s,
 			s->nrows = s->out;
 			s->start[w->nrows] = (uint32_t)s->nrows;
 			if (s->several && s->most > SPLIT_FEW) {
-				s->keys = mem_realloc_array(
-				    NULL, 2 * s->most, sizeof(*s->keys));
-				s->vals = mem_realloc_array(
-				    NULL, 2 * s->most, sizeof(*s->vals));
+				s->keys = mem_realloc_array(NULL, 2 * s->most,
+				                            sizeof(*s->keys));
+				s->vals = mem_realloc_array(NULL, 2 * s->most,
+				                            sizeof(*s->vals));
 				if (!s->keys || !s->vals)
 					return STATUS_NOMEM;
 			}
@@ -248,8 +248,8 @@ enum status model_split_step(const struct model *m, const struct window *w,
 	}
 	if (s->phase != SPLIT_DONE)
 		return STATUS_OK;
-	*out = group_finish(split_take(s), w,
-	                    (struct grouping){ .key = GROUP_SPAWN,
-	                                       .by_name = true });
+	*out = group_finish(
+	    split_take(s), w,
+	    (struct grouping){ .key = GROUP_SPAWN, .by_name = true });
 	return STATUS_OK;
 }
