@@ -219,13 +219,17 @@ static void rank(const struct model *m, const uint32_t *ids, size_t n,
 		uint32_t id = ids[i];
 		size_t s;
 
-		/* a row's entries often share their name: found once */
+		/* a row's entries often share their name: found once (a
+		 * probe's end kept for the ranks below; a dense set's slot is
+		 * the id's own) */
 		if (i && id == ids[i - 1]) {
-			sc->slot[i] = sc->slot[i - 1];
+			if (!h->dense)
+				sc->slot[i] = sc->slot[i - 1];
 			continue;
 		}
 		s = set_slot(h, id);
-		sc->slot[i] = (uint32_t)s;
+		if (!h->dense)
+			sc->slot[i] = (uint32_t)s;
 		if (set_holds(h, s, id) && h->val[s] != IN_MEMO)
 			continue;
 		if (!set_holds(h, s, id)) {
@@ -264,7 +268,7 @@ static void rank(const struct model *m, const uint32_t *ids, size_t n,
 	for (size_t r = 0; r < nm; r++)
 		h->val[set_slot(h, sc->merged[r])] = (uint32_t)r;
 	for (size_t i = 0; i < n; i++)
-		rank[i] = h->val[sc->slot[i]];
+		rank[i] = h->val[h->dense ? ids[i] - h->lo : sc->slot[i]];
 	*nranks = nm;
 	/* the memo follows the window it last ranked (a failure keeps the
 	 * old one: it only costs sorting again) */
