@@ -426,35 +426,6 @@ static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
 	return STATUS_OK;
 }
 
-/* The sums of the row being made, in locals while its entries are read:
- * summed into the row itself, each entry's adds waited on the stores of
- * the one before (a quarter of a derivation at 100,000 entries). */
-struct row_sum {
-	uint32_t count;
-	uint64_t tasks;
-	uint64_t m[METRIC_COUNT];
-	struct extras x;
-};
-
-static inline void sum_add(struct row_sum *s, const struct window *w,
-                           const struct fold_entry *e)
-{
-	s->count++;
-	s->tasks = u64_add_sat(s->tasks, e->tasks);
-	for (unsigned i = 0; i < METRIC_COUNT; i++)
-		s->m[i] = u64_add_sat(s->m[i], e->m.v[i]);
-	if (e->xi) /* the entries keep pointing at w's figures */
-		extras_add(&s->x, window_extras(w, e));
-}
-
-static inline void sum_put(const struct row_sum *s, struct fold_row *r)
-{
-	r->count = s->count;
-	r->tasks = s->tasks;
-	memcpy(r->m.v, s->m, sizeof(r->m.v));
-	r->x = s->x;
-}
-
 /* By parked-at stack, split by name or not. */
 static enum status by_parked(const struct model *m, const struct window *w,
                              struct grouping g, struct group_memo *memo,
@@ -486,24 +457,19 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	rows = (struct fold_row *)(void *)(wp + 1);
 	ent = (struct fold_entry *)(void *)(rows + nrows);
 	byid = (uint32_t *)(void *)(ent + n);
-	for (size_t r = 0; r < nrows; r++) {
-		uint32_t from = sc.tmp[r], to = sc.tmp[r + 1];
-		const struct fold_entry *e = &w->entries[sc.perm[from]];
-		struct row_sum rs = { .count = 0 };
+	for (size_t i = 0, r = 0; i < n; i++) {
+		const struct fold_entry *e = &w->entries[sc.perm[i]];
 
-		rows[r] = (struct fold_row){ .stack = e->parked,
-			                     .name = g.by_name ? e->name : 0,
-			                     .first = from };
-		for (uint32_t i = from; i < to; i++) {
-			e = &w->entries[sc.perm[i]];
-			/* read out of order: fetched a few entries ahead */
-			if (i + PARKED_AHEAD < n)
-				model_prefetch(
-				    &w->entries[sc.perm[i + PARKED_AHEAD]]);
-			ent[i] = *e;
-			sum_add(&rs, w, e);
-		}
-		sum_put(&rs, &rows[r]);
+		/* read out of order: fetched a few entries ahead */
+		if (i + PARKED_AHEAD < n)
+			model_prefetch(&w->entries[sc.perm[i + PARKED_AHEAD]]);
+		ent[i] = *e;
+		if (i == sc.tmp[r])
+			rows[r++] =
+			    (struct fold_row){ .stack = e->parked,
+				               .name = g.by_name ? e->name : 0,
+				               .first = (uint32_t)i };
+		group_row_add(w, &rows[r - 1], e);
 	}
 	scratch_free(&sc);
 	if (byid_sorted(rows, nrows, byid) != STATUS_OK) {
