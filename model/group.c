@@ -1,22 +1,25 @@
-/* A kept window grouped another way (model_group): its entries reordered
+/* A kept window grouped by parked-at stack (model_group; split by name
+ * under the spawn stack is model/group_split.c): its entries reordered
  * under the rows of the asked grouping, from the window alone.
  *
- * Split by name under the spawn stack, the kept order is the asked one
- * already (rows by spawn stack, then entries by name): the derived window
- * shares the entries and only cuts its rows.  By parked-at stack, the
- * distinct parked-at stacks and names are ranked by their text, and two
- * stable counting sorts on those dense ranks (name, then parked-at stack)
- * put the entries, still in spawn order within equal keys, in place.
- * Ranking is what costs: a memo keeps the text order of the last window's
- * stacks and names, and as ids are never reused, a later window sorts
- * only the ids the memo has not seen and merges them in. */
+ * One pass reads each entry's parked-at stack and name (4 bytes each of
+ * its 64); the distinct ones are ranked by their text, and a stable
+ * counting sort on those dense ranks puts the entries, still in spawn
+ * order within equal keys, in place: on the parked-at stack's rank alone
+ * when there is one name, on both ranks as one key when their pairs are
+ * no more than the entries, else two sorts (name, then parked-at stack).
+ * The sort's counts say where each row begins, so the rows are made as
+ * the entries are copied, without reading a rank per entry again.
+ * Ranking is what costs most: a memo keeps the text order of the last
+ * window's stacks and names, and as ids are never reused, a later window
+ * sorts only the ids the memo has not seen and merges them in. */
 #include "model/model.h"
 
 #include <stdint.h>
 #include <string.h>
 
 #include "model/alloc.h"
-#include "model/extras.h"
+#include "model/group_int.h"
 #include "model/ring.h"
 #include "model/sort.h"
 
@@ -24,14 +27,18 @@
 #define IN_MEMO ((uint32_t)1 << 31)
 /* Entries fetched ahead where they are read out of order */
 #define PARKED_AHEAD 16
-/* A stack's names sorted by insertion up to this many */
-#define SPLIT_FEW 32
 
-/* An open-addressing set of ids, each with a value; a power of two in
- * size, at most half full. */
+/* A set of ids, each with a value.  Dense: val indexed by id - lo, for
+ * the ids from lo to hi; else open addressing on key and val, a power of
+ * two in size (mask + 1), at most half full.  Ids are given in order of
+ * arrival and a window's are mostly of the last few windows, so they are
+ * often close together: a dense set then costs no hashing and no probe,
+ * and is smaller than the open one (it is taken only then). */
 struct idset {
 	uint32_t *key, *val;
 	size_t mask;
+	uint32_t lo, hi;
+	bool dense;
 };
 
 static size_t id_slot(const struct idset *h, uint32_t id)
@@ -43,9 +50,69 @@ static size_t id_slot(const struct idset *h, uint32_t id)
 	return i;
 }
 
-/* The scratch of one derivation, one block: see scratch_new. */
+/* Where id is (or goes) in h. */
+static inline size_t set_slot(const struct idset *h, uint32_t id)
+{
+	return h->dense ? (size_t)(id - h->lo) : id_slot(h, id);
+}
+
+/* Slot s (set_slot's) holds id. */
+static inline bool set_holds(const struct idset *h, size_t s, uint32_t id)
+{
+	return h->dense ? h->val[s] != EMPTY : h->key[s] == id;
+}
+
+/* The ids of one kind (parked-at stacks, or names) of a window's entries:
+ * from lo to hi, and the words a set of them takes (see set_plan). */
+struct idspan {
+	uint32_t lo, hi;
+	size_t words, cap;
+	bool dense;
+};
+
+/* Plans a set for the ids of sp (of n entries) and a memo of memo ids:
+ * dense when that takes no more words than open addressing would. */
+static void set_plan(struct idspan *sp, size_t n, size_t memo)
+{
+	size_t span = n ? (size_t)(sp->hi - sp->lo) + 1 : 0;
+
+	sp->cap = 16;
+	while (sp->cap < 2 * (n + memo))
+		sp->cap *= 2;
+	sp->dense = span <= 2 * sp->cap;
+	sp->words = sp->dense ? span : 2 * sp->cap;
+}
+
+/* h over words (sp->words of them), empty. */
+static void set_init(struct idset *h, const struct idspan *sp, uint32_t *words)
+{
+	*h = (struct idset){ .lo = sp->lo,
+		             .hi = sp->hi,
+		             .dense = sp->dense,
+		             .mask = sp->cap - 1 };
+	if (sp->dense) {
+		h->val = words;
+		memset(h->val, 0xff, sp->words * sizeof(*h->val));
+		return;
+	}
+	h->key = words;
+	h->val = words + sp->cap;
+	memset(h->key, 0xff, sp->cap * sizeof(*h->key));
+}
+
+/* Whether a memo's id can be in the window: a dense set holds only the
+ * window's span. */
+static inline bool set_covers(const struct idset *h, uint32_t id)
+{
+	return !h->dense || (id >= h->lo && id <= h->hi);
+}
+
+/* The scratch of one derivation, one block (see scratch_new), and the id
+ * set's, another (sized once the ids are read). */
 struct scratch {
-	uint32_t *slot;  /* per entry: its id's slot in set */
+	uint32_t *pid;   /* per entry: its parked-at stack */
+	uint32_t *nid;   /* per entry: its name */
+	uint32_t *slot;  /* per entry: its id's slot (open addressing) */
 	uint32_t *prank; /* per entry: its parked-at stack's rank */
 	uint32_t *nrank; /* per entry: its name's rank */
 	uint32_t *perm, *tmp;
@@ -53,26 +120,24 @@ struct scratch {
 	/* ids: the memo's still in the window, those it has not seen, both
 	 * merged, and the merge sort's scratch */
 	uint32_t *known, *fresh, *merged, *mtmp;
-	struct idset set;
+	uint32_t *words; /* the id set's */
 	void *block;
 };
 
-/* Room for n entries and a memo of up to memo ids; STATUS_NOMEM. */
-static enum status scratch_new(struct scratch *sc, size_t n, size_t memo)
+/* Room for n entries; STATUS_NOMEM. */
+static enum status scratch_new(struct scratch *sc, size_t n)
 {
-	size_t cap = 16, words;
 	uint32_t *p;
 
-	if (n > SIZE_MAX / 64 || memo > SIZE_MAX / 64)
+	if (n > SIZE_MAX / 64)
 		return STATUS_NOMEM;
-	while (cap < 2 * (n + memo))
-		cap *= 2;
-	words = 10 * (n + 1) + 2 * cap;
-	p = mem_realloc_array(NULL, words, sizeof(*p));
+	p = mem_realloc_array(NULL, 12 * (n + 1), sizeof(*p));
 	if (!p)
 		return STATUS_NOMEM;
-	sc->block = p;
-	sc->slot = p;
+	*sc = (struct scratch){ .block = p };
+	sc->pid = p;
+	sc->nid = sc->pid + n + 1;
+	sc->slot = sc->nid + n + 1;
 	sc->prank = sc->slot + n + 1;
 	sc->nrank = sc->prank + n + 1;
 	sc->perm = sc->nrank + n + 1;
@@ -82,10 +147,35 @@ static enum status scratch_new(struct scratch *sc, size_t n, size_t memo)
 	sc->fresh = sc->known + n + 1;
 	sc->merged = sc->fresh + n + 1;
 	sc->mtmp = sc->merged + n + 1;
-	sc->set.key = sc->mtmp + n + 1;
-	sc->set.val = sc->set.key + cap;
-	sc->set.mask = cap - 1;
 	return STATUS_OK;
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	mem_free(sc->block);
+	mem_free(sc->words);
+}
+
+/* The one pass over w's entries in their order: each one's parked-at
+ * stack and name into sc (4 bytes each, where an entry is 64, for the
+ * passes that follow), and the span of each. */
+static void read_ids(const struct window *w, struct scratch *sc,
+                     struct idspan *ps, struct idspan *ns)
+{
+	uint32_t plo = UINT32_MAX, phi = 0, nlo = UINT32_MAX, nhi = 0;
+
+	for (size_t i = 0; i < w->nentries; i++) {
+		uint32_t p = w->entries[i].parked, nm = w->entries[i].name;
+
+		sc->pid[i] = p;
+		sc->nid[i] = nm;
+		plo = p < plo ? p : plo;
+		phi = p > phi ? p : phi;
+		nlo = nm < nlo ? nm : nlo;
+		nhi = nm > nhi ? nm : nhi;
+	}
+	*ps = (struct idspan){ .lo = plo, .hi = phi };
+	*ns = (struct idspan){ .lo = nlo, .hi = nhi };
 }
 
 struct text_ctx {
@@ -102,45 +192,49 @@ static int cmp_text(const void *ctx, uint32_t a, uint32_t b)
 	return model_stack_cmp(c->m, a, b);
 }
 
-static uint32_t entry_id(const struct fold_entry *e, bool names)
-{
-	return names ? e->name : e->parked;
-}
-
-/* Ranks the distinct parked-at stacks (or names) of w's entries by their
- * text into rank[] per entry; *nranks gets how many.  *memo (ids in text
- * order, *nmemo of them; may be none) gives the order of the ids it holds,
- * and gets this window's on return when it can grow (else it is kept). */
-static void rank(const struct model *m, const struct window *w, bool names,
-                 uint32_t **memo, size_t *nmemo, struct scratch *sc,
-                 uint32_t *rank, size_t *nranks)
+/* Ranks the distinct ids[0..n) (parked-at stacks, or names) by their text
+ * into rank[] per entry; *nranks gets how many.  h is an empty set for
+ * them.  *memo (ids in text order, *nmemo of them; may be none) gives the
+ * order of the ids it holds, and gets this window's on return when it
+ * can grow (else it is kept). */
+static void rank(const struct model *m, const uint32_t *ids, size_t n,
+                 bool names, uint32_t **memo, size_t *nmemo, struct idset *h,
+                 struct scratch *sc, uint32_t *rank, size_t *nranks)
 {
 	struct text_ctx tc = { m, names };
-	struct idset *h = &sc->set;
-	size_t n = w->nentries, nk = 0, nf = 0, nm = 0, from = 0;
+	size_t nk = 0, nf = 0, nm = 0, from = 0;
 	const uint32_t *mem = *memo;
 
-	memset(h->key, 0xff, (h->mask + 1) * sizeof(*h->key));
 	for (size_t i = 0; i < *nmemo; i++) {
-		size_t s = id_slot(h, mem[i]);
-		h->key[s] = mem[i];
+		size_t s;
+
+		if (!set_covers(h, mem[i]))
+			continue;
+		s = set_slot(h, mem[i]);
+		if (!h->dense)
+			h->key[s] = mem[i];
 		h->val[s] = IN_MEMO;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint32_t id = entry_id(&w->entries[i], names);
+		uint32_t id = ids[i];
 		size_t s;
 
-		/* a row's entries often share their name: found once */
-		if (i && id == entry_id(&w->entries[i - 1], names)) {
-			sc->slot[i] = sc->slot[i - 1];
+		/* a row's entries often share their name: found once (a
+		 * probe's end kept for the ranks below; a dense set's slot is
+		 * the id's own) */
+		if (i && id == ids[i - 1]) {
+			if (!h->dense)
+				sc->slot[i] = sc->slot[i - 1];
 			continue;
 		}
-		s = id_slot(h, id);
-		sc->slot[i] = (uint32_t)s;
-		if (h->key[s] == id && h->val[s] != IN_MEMO)
+		s = set_slot(h, id);
+		if (!h->dense)
+			sc->slot[i] = (uint32_t)s;
+		if (set_holds(h, s, id) && h->val[s] != IN_MEMO)
 			continue;
-		if (h->key[s] != id) {
-			h->key[s] = id;
+		if (!set_holds(h, s, id)) {
+			if (!h->dense)
+				h->key[s] = id;
 			sc->fresh[nf++] = id;
 		}
 		h->val[s] = 0; /* in the window */
@@ -148,7 +242,8 @@ static void rank(const struct model *m, const struct window *w, bool names,
 	/* the memo's ids still here keep their order; the fresh ones are
 	 * sorted and each put in its place by a binary search */
 	for (size_t i = 0; i < *nmemo; i++)
-		if (h->val[id_slot(h, mem[i])] != IN_MEMO)
+		if (set_covers(h, mem[i]) &&
+		    h->val[set_slot(h, mem[i])] != IN_MEMO)
 			sc->known[nk++] = mem[i];
 	sort_merge(sc->fresh, sc->mtmp, nf, cmp_text, &tc);
 	for (size_t f = 0; f < nf; f++) {
@@ -171,9 +266,9 @@ static void rank(const struct model *m, const struct window *w, bool names,
 	       (nk - from) * sizeof(*sc->merged));
 	nm += nk - from;
 	for (size_t r = 0; r < nm; r++)
-		h->val[id_slot(h, sc->merged[r])] = (uint32_t)r;
+		h->val[set_slot(h, sc->merged[r])] = (uint32_t)r;
 	for (size_t i = 0; i < n; i++)
-		rank[i] = h->val[sc->slot[i]];
+		rank[i] = h->val[h->dense ? ids[i] - h->lo : sc->slot[i]];
 	*nranks = nm;
 	/* the memo follows the window it last ranked (a failure keeps the
 	 * old one: it only costs sorting again) */
@@ -211,84 +306,101 @@ static void count_sort(const uint32_t *key, size_t nk, const uint32_t *in,
 		out[count[key[in[i]]]++] = in[i];
 }
 
+/* Where each row begins in sc->perm, into sc->tmp (and n at the end):
+ * *nrows of them.  Entries sorted last by key, of nk values (count
+ * holding each value's end), in rows by key value, each value a row, or
+ * each run of per values (a parked-at stack's names under one key).
+ * Rows are so known without reading a rank per entry (read in the new
+ * order, out of the kept one). */
+static size_t starts_by_key(struct scratch *sc, size_t n, size_t nk, size_t per)
+{
+	size_t nrows = 0, from = 0;
+
+	/* every parked-at stack ranked has entries: a run per row */
+	for (size_t r = 0; per > 1 && r * per < nk; r++)
+		sc->tmp[nrows++] = r ? sc->count[r * per - 1] : 0;
+	for (size_t k = 0; per == 1 && k < nk; k++) {
+		size_t end = sc->count[k];
+
+		if (end > from)
+			sc->tmp[nrows++] = (uint32_t)from;
+		from = end;
+	}
+	sc->tmp[nrows] = (uint32_t)n;
+	return nrows;
+}
+
+/* starts_by_key's, where the entries are sorted by name then parked-at
+ * stack and split by name: read from both ranks per entry. */
+static size_t starts_by_ranks(struct scratch *sc, size_t n)
+{
+	size_t nrows = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = sc->perm[i], p = i ? sc->perm[i - 1] : 0;
+
+		if (i == 0 || sc->prank[e] != sc->prank[p] ||
+		    sc->nrank[e] != sc->nrank[p])
+			sc->tmp[nrows++] = (uint32_t)i;
+	}
+	sc->tmp[nrows] = (uint32_t)n;
+	return nrows;
+}
+
 /* The entries of w by parked-at stack text, then name, then spawn stack
- * (the kept order) into sc->perm. */
-static void order_parked(const struct model *m, const struct window *w,
-                         struct group_memo *memo, struct scratch *sc)
+ * (the kept order) into sc->perm, and where the rows of g begin into
+ * sc->tmp (*nrows of them, then n).  One counting sort by parked-at
+ * stack, when there is one name, or by parked-at stack and name when
+ * their pairs are no more than the entries; else two (name, then
+ * parked-at stack).  STATUS_NOMEM. */
+static enum status order_parked(const struct model *m, const struct window *w,
+                                struct grouping g, struct group_memo *memo,
+                                struct scratch *sc, size_t *nrows)
 {
 	size_t n = w->nentries, np = 0, nn = 0;
 	struct group_memo once = { .m = m }, *mm = memo ? memo : &once;
+	struct idspan ps, ns;
+	struct idset h;
 
-	rank(m, w, false, &mm->stacks, &mm->nstacks, sc, sc->prank, &np);
-	rank(m, w, true, &mm->names, &mm->nnames, sc, sc->nrank, &nn);
+	read_ids(w, sc, &ps, &ns);
+	set_plan(&ps, n, mm->nstacks);
+	set_plan(&ns, n, mm->nnames);
+	sc->words =
+	    mem_realloc_array(NULL, size_max(size_max(ps.words, ns.words), 1),
+	                      sizeof(*sc->words));
+	if (!sc->words) {
+		group_memo_fini(&once);
+		return STATUS_NOMEM;
+	}
+	set_init(&h, &ps, sc->words);
+	rank(m, sc->pid, n, false, &mm->stacks, &mm->nstacks, &h, sc, sc->prank,
+	     &np);
+	set_init(&h, &ns, sc->words);
+	rank(m, sc->nid, n, true, &mm->names, &mm->nnames, &h, sc, sc->nrank,
+	     &nn);
 	group_memo_fini(&once);
 	for (size_t i = 0; i < n; i++)
 		sc->tmp[i] = (uint32_t)i;
-	if (nn > 1) {
-		count_sort(sc->nrank, nn, sc->tmp, sc->perm, n, sc->count);
-		memcpy(sc->tmp, sc->perm, n * sizeof(*sc->tmp));
+	if (nn <= 1) {
+		count_sort(sc->prank, np, sc->tmp, sc->perm, n, sc->count);
+		*nrows = starts_by_key(sc, n, np, 1);
+		return STATUS_OK;
 	}
+	if (np * nn <= n) {
+		/* one key: the parked-at stack's rank, then the name's */
+		for (size_t i = 0; i < n; i++)
+			sc->prank[i] =
+			    sc->prank[i] * (uint32_t)nn + sc->nrank[i];
+		count_sort(sc->prank, np * nn, sc->tmp, sc->perm, n, sc->count);
+		*nrows = starts_by_key(sc, n, np * nn, g.by_name ? 1 : nn);
+		return STATUS_OK;
+	}
+	count_sort(sc->nrank, nn, sc->tmp, sc->perm, n, sc->count);
+	memcpy(sc->tmp, sc->perm, n * sizeof(*sc->tmp));
 	count_sort(sc->prank, np, sc->tmp, sc->perm, n, sc->count);
-}
-
-/* Whether entry e starts a row after entry p (both in the new order). */
-static bool new_row(const struct fold_entry *p, const struct fold_entry *e,
-                    struct grouping g)
-{
-	bool parked = g.key == GROUP_PARKED;
-
-	if ((parked ? p->parked : p->stack) != (parked ? e->parked : e->stack))
-		return true;
-	return g.by_name && p->name != e->name;
-}
-
-static void row_add(const struct window *w, struct fold_row *r,
-                    const struct fold_entry *e)
-{
-	r->count++;
-	r->tasks = u64_add_sat(r->tasks, e->tasks);
-	metrics_add(&r->m, &e->m);
-	if (e->xi) /* the entries keep pointing at w's figures */
-		extras_add(&r->x, window_extras(w, e));
-}
-
-/* The by-id index of rows split by name under the spawn stack: the kept
- * window's by-id order of stacks, each stack's rows (start[r] to
- * start[r + 1]) by name id: by insertion when they are few, else by a
- * radix sort (keys and vals: scratch of 2 * nrows).  From the kept row
- * *i and the index's place *at on, while *left rows remain (a stack's
- * rows all at once): *i, *at and *left are where it stopped. */
-static void byid_split(const struct window *w, const struct fold_row *rows,
-                       const uint32_t *start, uint32_t *byid, uint64_t *keys,
-                       uint32_t *vals, size_t nrows, size_t *i, size_t *at,
-                       size_t *left)
-{
-	const uint32_t *kept =
-	    ((const struct window_priv *)(const void *)w)->byid;
-
-	for (; *i < w->nrows && *left; (*i)++) {
-		uint32_t r = kept[*i], a = start[r], nr = start[r + 1] - a;
-
-		if (nr > SPLIT_FEW) {
-			for (uint32_t k = 0; k < nr; k++) {
-				keys[k] = rows[a + k].name;
-				vals[k] = a + k;
-			}
-			sort_radix(keys, vals, keys + nrows, vals + nrows, nr);
-			memcpy(byid + *at, vals, nr * sizeof(*byid));
-		}
-		for (uint32_t k = 0; nr <= SPLIT_FEW && k < nr; k++) {
-			size_t j = *at + k;
-
-			for (; j > *at &&
-			       rows[byid[j - 1]].name > rows[a + k].name;
-			     j--)
-				byid[j] = byid[j - 1];
-			byid[j] = a + k;
-		}
-		*at += nr;
-		*left -= size_min(*left, nr ? nr : 1);
-	}
+	*nrows =
+	    g.by_name ? starts_by_ranks(sc, n) : starts_by_key(sc, n, np, 1);
+	return STATUS_OK;
 }
 
 /* The by-id index of rows by parked-at stack: rows by (stack id, name
@@ -314,173 +426,6 @@ static enum status byid_sorted(const struct fold_row *rows, size_t nrows,
 	return STATUS_OK;
 }
 
-/* The parts of a split being made (struct group_step): its window, and
- * the scratch of the by-id index. */
-static enum status split_alloc(const struct window *w, struct group_step *s)
-{
-	size_t nrows = s->nrows;
-
-	s->sz = sizeof(struct window_priv) + nrows * sizeof(struct fold_row) +
-	        nrows * sizeof(uint32_t);
-	/* every row and index entry is written as it is made: only the
-	 * head is zeroed */
-	s->wp = mem_alloc(s->sz);
-	if (s->wp)
-		*s->wp = (struct window_priv){ .byid = NULL };
-	s->start = mem_realloc_array(NULL, w->nrows + 1, sizeof(*s->start));
-	s->keys = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->keys));
-	s->vals = mem_realloc_array(NULL, 2 * nrows + 1, sizeof(*s->vals));
-	return s->wp && s->start && s->keys && s->vals ? STATUS_OK
-	                                               : STATUS_NOMEM;
-}
-
-/* Kept rows of w from s->at on, while *left entries remain (a row's all
- * at once): their rows counted, or made (once split_alloc'ed). */
-static void split_rows(const struct window *w, struct group_step *s, bool make,
-                       size_t *left)
-{
-	struct fold_row *rows =
-	    make ? (struct fold_row *)(void *)(s->wp + 1) : NULL;
-
-	for (; s->at < w->nrows && *left; s->at++) {
-		const struct fold_row *kept = &w->rows[s->at];
-		uint32_t first = kept->first, n = kept->count;
-		const struct fold_entry *e = w->entries + first;
-
-		if (make)
-			s->start[s->at] = (uint32_t)s->out;
-		/* a row's entries are by name: one name from the first to the
-		 * last is a row as it is (its sums the same, in any order),
-		 * copied without reading the entries between */
-		if (n && e[0].name == e[n - 1].name) {
-			if (make) {
-				rows[s->out] = *kept;
-				rows[s->out].name = e[0].name;
-			}
-			s->out++;
-			*left -= size_min(*left, 1);
-			continue;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			bool cut = !i || e[i].name != e[i - 1].name;
-
-			if (!make) {
-				s->out += cut;
-				continue;
-			}
-			if (cut)
-				rows[s->out++] =
-				    (struct fold_row){ .stack = e[i].stack,
-					               .name = e[i].name,
-					               .first = first + i };
-			row_add(w, &rows[s->out - 1], &e[i]);
-		}
-		*left -= size_min(*left, n ? n : 1);
-	}
-}
-
-/* Split by name under the spawn stack: w's entries as they are, each
- * kept row cut where the name changes.  Goes on with s (begun on w) for
- * about budget entries or rows: the rows counted, the window allocated,
- * the rows made, then the by-id index; s->phase is SPLIT_DONE once s->wp
- * is whole.  STATUS_NOMEM: s is to be freed. */
-static enum status split_on(const struct window *w, struct group_step *s,
-                            size_t budget)
-{
-	size_t left = budget ? budget : 1;
-	struct fold_row *rows;
-
-	while (s->phase != SPLIT_DONE && left) {
-		switch (s->phase) {
-		case SPLIT_COUNT:
-			split_rows(w, s, false, &left);
-			if (s->at < w->nrows)
-				break;
-			s->nrows = s->out;
-			if (split_alloc(w, s) != STATUS_OK)
-				return STATUS_NOMEM;
-			s->at = s->out = 0;
-			s->phase = SPLIT_MAKE;
-			break;
-		case SPLIT_MAKE:
-			split_rows(w, s, true, &left);
-			if (s->at < w->nrows)
-				break;
-			s->start[w->nrows] = (uint32_t)s->nrows;
-			s->at = s->out = 0;
-			s->phase = SPLIT_BYID;
-			break;
-		default:
-			rows = (struct fold_row *)(void *)(s->wp + 1);
-			byid_split(w, rows, s->start,
-			           (uint32_t *)(void *)(rows + s->nrows),
-			           s->keys, s->vals, s->nrows, &s->at, &s->out,
-			           &left);
-			if (s->at < w->nrows)
-				break;
-			s->wp->pub.nrows = s->nrows;
-			s->wp->pub.rows = rows;
-			/* shared: the same order */
-			s->wp->pub.entries = w->entries;
-			s->wp->pub.bytes = s->sz;
-			s->wp->byid = (uint32_t *)(void *)(rows + s->nrows);
-			s->phase = SPLIT_DONE;
-			break;
-		}
-	}
-	return STATUS_OK;
-}
-
-void group_step_fini(struct group_step *s)
-{
-	mem_free(s->wp);
-	mem_free(s->start);
-	mem_free(s->keys);
-	mem_free(s->vals);
-	*s = (struct group_step){ .src = NULL };
-}
-
-/* Drops the scratch of a split done: s->wp stays. */
-static void split_scratch_free(struct group_step *s)
-{
-	mem_free(s->start);
-	mem_free(s->keys);
-	mem_free(s->vals);
-	s->start = NULL;
-	s->keys = NULL;
-	s->vals = NULL;
-}
-
-static enum status split(const struct window *w, struct window_priv **out)
-{
-	struct group_step s = { .src = w, .phase = SPLIT_COUNT };
-
-	if (split_on(w, &s, SIZE_MAX) != STATUS_OK) {
-		group_step_fini(&s);
-		return STATUS_NOMEM;
-	}
-	split_scratch_free(&s);
-	*out = s.wp;
-	return STATUS_OK;
-}
-
-/* Rows by parked-at stack (split by name or not) in sc->perm's order,
- * counted from the ranks alone (4 bytes an entry, where the entries are
- * 64 and read out of order). */
-static size_t parked_rows(const struct window *w, const struct scratch *sc,
-                          struct grouping g)
-{
-	size_t n = w->nentries, nrows = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t e = sc->perm[i], p = i ? sc->perm[i - 1] : 0;
-
-		nrows += i == 0 || sc->prank[e] != sc->prank[p] ||
-		         (g.by_name && sc->nrank[e] != sc->nrank[p]);
-	}
-	return nrows;
-}
-
 /* By parked-at stack, split by name or not. */
 static enum status by_parked(const struct model *m, const struct window *w,
                              struct grouping g, struct group_memo *memo,
@@ -493,40 +438,40 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	struct scratch sc;
 	size_t n = w->nentries, nrows, sz;
 
-	if (scratch_new(&sc, n,
-	                memo ? size_max(memo->nstacks, memo->nnames) : 0))
+	if (scratch_new(&sc, n))
 		return STATUS_NOMEM;
-	order_parked(m, w, memo, &sc);
-	nrows = parked_rows(w, &sc, g);
+	if (order_parked(m, w, g, memo, &sc, &nrows) != STATUS_OK) {
+		scratch_free(&sc);
+		return STATUS_NOMEM;
+	}
 	sz = sizeof(*wp) + nrows * sizeof(*rows) + n * sizeof(*ent) +
 	     nrows * sizeof(*byid);
 	/* every row, entry and index is written below: only the head is
 	 * zeroed (clearing megabytes of reused memory cost a pass more) */
 	wp = mem_alloc(sz);
 	if (!wp) {
-		mem_free(sc.block);
+		scratch_free(&sc);
 		return STATUS_NOMEM;
 	}
 	*wp = (struct window_priv){ .byid = NULL };
 	rows = (struct fold_row *)(void *)(wp + 1);
 	ent = (struct fold_entry *)(void *)(rows + nrows);
 	byid = (uint32_t *)(void *)(ent + n);
-	nrows = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, r = 0; i < n; i++) {
 		const struct fold_entry *e = &w->entries[sc.perm[i]];
 
 		/* read out of order: fetched a few entries ahead */
 		if (i + PARKED_AHEAD < n)
 			model_prefetch(&w->entries[sc.perm[i + PARKED_AHEAD]]);
 		ent[i] = *e;
-		if (i == 0 || new_row(&ent[i - 1], e, g))
-			rows[nrows++] =
+		if (i == sc.tmp[r])
+			rows[r++] =
 			    (struct fold_row){ .stack = e->parked,
 				               .name = g.by_name ? e->name : 0,
 				               .first = (uint32_t)i };
-		row_add(w, &rows[nrows - 1], e);
+		group_row_add(w, &rows[r - 1], e);
 	}
-	mem_free(sc.block);
+	scratch_free(&sc);
 	if (byid_sorted(rows, nrows, byid) != STATUS_OK) {
 		mem_free(wp);
 		return STATUS_NOMEM;
@@ -540,10 +485,8 @@ static enum status by_parked(const struct model *m, const struct window *w,
 	return STATUS_OK;
 }
 
-/* wp, derived from w as g, made a window like w: the same seq, meta,
- * stats and totals, with its own rows, entries and index. */
-static const struct window *finish(struct window_priv *wp,
-                                   const struct window *w, struct grouping g)
+const struct window *group_finish(struct window_priv *wp,
+                                  const struct window *w, struct grouping g)
 {
 	const struct fold_row *rows = wp->pub.rows;
 	size_t nrows = wp->pub.nrows, bytes = wp->pub.bytes;
@@ -581,41 +524,11 @@ enum status model_group_memo(const struct model *m, const struct window *w,
 		group_memo_fini(memo);
 		memo->m = m;
 	}
-	st = g.key == GROUP_SPAWN ? split(w, &wp)
+	st = g.key == GROUP_SPAWN ? group_split(w, &wp)
 	                          : by_parked(m, w, g, memo, &wp);
 	if (st != STATUS_OK)
 		return st;
-	*out = finish(wp, w, g);
-	return STATUS_OK;
-}
-
-enum status model_split_step(const struct model *m, const struct window *w,
-                             struct group_step *s, size_t budget,
-                             const struct window **out)
-{
-	if (!out)
-		return STATUS_INVAL;
-	*out = NULL;
-	if (!m || !w || !s || model_window_seq(m, w->seq) != w ||
-	    w->group.key != GROUP_SPAWN || w->group.by_name)
-		return STATUS_INVAL;
-	if (s->phase == SPLIT_NONE || s->src != w || s->seq != w->seq) {
-		group_step_fini(s);
-		*s = (struct group_step){ .src = w,
-			                  .seq = w->seq,
-			                  .phase = SPLIT_COUNT };
-	}
-	if (split_on(w, s, budget) != STATUS_OK) {
-		group_step_fini(s);
-		return STATUS_NOMEM;
-	}
-	if (s->phase != SPLIT_DONE)
-		return STATUS_OK;
-	split_scratch_free(s);
-	*out = finish(s->wp, w,
-	              (struct grouping){ .key = GROUP_SPAWN, .by_name = true });
-	s->wp = NULL;
-	group_step_fini(s);
+	*out = group_finish(wp, w, g);
 	return STATUS_OK;
 }
 

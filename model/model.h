@@ -276,19 +276,15 @@ void group_memo_fini(struct group_memo *memo);
 
 /* What model_split_step keeps between steps: private, zero-initialised
  * (or as group_step_fini leaves it); owned by the caller. */
-enum split_phase {
-	SPLIT_NONE,
-	SPLIT_COUNT,
-	SPLIT_MAKE,
-	SPLIT_BYID,
-	SPLIT_DONE
-};
+enum split_phase { SPLIT_NONE, SPLIT_MAKE, SPLIT_BYID, SPLIT_DONE };
 struct window_priv;
 struct group_step {
 	const struct window *src; /* compared only */
 	uint64_t seq;
 	enum split_phase phase;
 	size_t at, out, nrows, sz;
+	size_t most;            /* the most rows a kept row made */
+	bool several;           /* a kept row made none or several */
 	struct window_priv *wp; /* the window being made */
 	uint32_t *start, *vals;
 	uint64_t *keys;

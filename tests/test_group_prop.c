@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "model/alloc.h"
+#include "model/extras.h"
 #include "model/model.h"
+#include "model/ring.h"
 #include "tests/model_util.h"
 #include "tests/util.h"
 
@@ -54,6 +56,29 @@ static int cmp_entry(const struct naive *c, const struct fold_entry *a,
 	return d;
 }
 
+/* g's by-id index holds every row once, by stack id then name id. */
+static void check_byid(const struct window *g)
+{
+	const uint32_t *byid =
+	    ((const struct window_priv *)(const void *)g)->byid;
+	unsigned char *seen = mem_calloc(g->nrows + 1, 1);
+
+	ck_assert_ptr_nonnull(seen);
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct fold_row *r = &g->rows[byid[i]];
+
+		ck_assert_uint_lt(byid[i], g->nrows);
+		ck_assert(!seen[byid[i]]);
+		seen[byid[i]] = 1;
+		if (i) {
+			const struct fold_row *q = &g->rows[byid[i - 1]];
+			ck_assert(q->stack < r->stack ||
+			          (q->stack == r->stack && q->name < r->name));
+		}
+	}
+	mem_free(seen);
+}
+
 /* Checks g (w derived as by) against the entries of w sorted by
  * insertion and cut into rows. */
 static void check_against_naive(const struct model *m, const struct window *w,
@@ -78,16 +103,14 @@ static void check_against_naive(const struct model *m, const struct window *w,
 		bool parked = by.key == GROUP_PARKED;
 		uint32_t key = parked ? e[i].parked : e[i].stack;
 
-		ck_assert_uint_eq(a->stack, e[i].stack);
-		ck_assert_uint_eq(a->parked, e[i].parked);
-		ck_assert_uint_eq(a->name, e[i].name);
-		ck_assert_uint_eq(a->tasks, e[i].tasks);
-		ck_assert_uint_eq(a->m.v[METRIC_IDLE], e[i].m.v[METRIC_IDLE]);
+		/* the entry whole: ids, figures and the extras' index */
+		ck_assert_int_eq(memcmp(a, &e[i], sizeof(*a)), 0);
 		if (i == 0 ||
 		    key != (parked ? e[i - 1].parked : e[i - 1].stack) ||
 		    (by.by_name && e[i].name != e[i - 1].name)) {
 			const struct fold_row *r = &g->rows[nrows++];
 			struct metrics sum = { { 0 } };
+			struct extras x = { .known = 0 };
 			uint64_t tasks = 0;
 			size_t k = i;
 
@@ -101,14 +124,20 @@ static void check_against_naive(const struct model *m, const struct window *w,
 			     k++) {
 				metrics_add(&sum, &e[k].m);
 				tasks += e[k].tasks;
+				if (e[k].xi)
+					extras_add(&x, window_extras(w, &e[k]));
 			}
 			ck_assert_uint_eq(r->count, k - i);
 			ck_assert_uint_eq(r->tasks, tasks);
 			for (int mt = 0; mt < METRIC_COUNT; mt++)
 				ck_assert_uint_eq(r->m.v[mt], sum.v[mt]);
+			ck_assert_uint_eq(r->x.known, x.known);
+			for (int xe = 0; xe < EXTRA_COUNT; xe++)
+				ck_assert_uint_eq(r->x.v[xe], x.v[xe]);
 		}
 	}
 	ck_assert_uint_eq(g->nrows, nrows);
+	check_byid(g);
 	/* every row's stack is found, on its first row by name id */
 	for (size_t r = 0; r < g->nrows; r++) {
 		size_t f = window_find_row(g, g->rows[r].stack);
@@ -130,11 +159,16 @@ static const struct window *rand_window(struct model *m, uint64_t *x, size_t n)
 
 	ck_assert_int_eq(model_begin(m), STATUS_OK);
 	for (size_t i = 0; i < n; i++) {
+		/* a third with figures of their own, some known */
+		struct extras xs = { .known = (uint32_t)next(x) & 0x1f };
+
+		for (int e = 0; e < EXTRA_COUNT; e++)
+			xs.v[e] = next(x) % 1000;
 		rand_stack(x, s, sizeof(s));
 		rand_stack(x, p, sizeof(p));
 		ck_assert_int_eq(tm_add_p(m, s, next(x) % 5 ? p : NULL,
 		                          names[next(x) % 5], 1 + next(x) % 9,
-		                          NULL),
+		                          next(x) % 3 ? NULL : &xs),
 		                 STATUS_OK);
 	}
 	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
@@ -181,6 +215,106 @@ START_TEST(groupings_match_a_straightforward_sort)
 			    model_group_memo(m, o, gs[0], &memo, &a),
 			    STATUS_OK);
 			check_against_naive(m, o, a, gs[0]);
+			model_group_free(a);
+		}
+	}
+	group_memo_fini(&memo);
+	model_free(m);
+}
+END_TEST
+
+/* A window of n samples: spawn stack i % spawns, parked-at stack
+ * i % parks, name i % names (texts numbered from base, so a later window
+ * brings ids of its own). */
+static const struct window *shaped_window(struct model *m, size_t n,
+                                          size_t spawns, size_t parks,
+                                          size_t names, size_t base)
+{
+	const struct window *w = NULL;
+	struct window_meta meta = { .duration_nanos = 1000000000 };
+
+	ck_assert_int_eq(model_begin(m), STATUS_OK);
+	for (size_t i = 0; i < n; i++) {
+		char s[32], p[32], t[32];
+
+		snprintf(s, sizeof(s), "s;%zu", base + i % spawns);
+		snprintf(p, sizeof(p), "p;%zu", base + (i * 7) % parks);
+		snprintf(t, sizeof(t), "t%zu", base + (i * 3) % names);
+		ck_assert_int_eq(tm_add_p(m, s, p, t, 1 + i % 7, NULL),
+		                 STATUS_OK);
+	}
+	ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
+	return w;
+}
+
+/* The shapes the derivation by parked-at stack takes a path each for:
+ * one name; few pairs of stack and name (one sort on both); many (a
+ * sort on each); and ids far apart (a stack kept since the first window
+ * among ones given many windows later: ranked by hashing, not by a
+ * table as long as their span), each with a memo and without. */
+START_TEST(every_shape_of_parked_grouping_matches)
+{
+	static const struct grouping gs[] = {
+		{ .key = GROUP_PARKED },
+		{ .key = GROUP_PARKED, .by_name = true },
+		{ .key = GROUP_SPAWN, .by_name = true },
+	};
+	static const size_t shape[][4] = {
+		/* entries, spawn stacks, parked-at stacks, names */
+		{ 200, 50, 9, 1 },  { 200, 50, 5, 4 },  { 240, 240, 60, 11 },
+		{ 97, 13, 97, 97 }, { 300, 7, 3, 300 }, { 1, 1, 1, 1 },
+	};
+	struct model *m = tm_mk(2, 0, 0, 0, 0);
+	struct group_memo memo = { .m = NULL };
+	const struct window *w;
+
+	for (size_t k = 0; k < sizeof(shape) / sizeof(shape[0]); k++) {
+		w = shaped_window(m, shape[k][0], shape[k][1], shape[k][2],
+		                  shape[k][3], 1000 * k);
+		for (size_t j = 0; j < 3; j++) {
+			const struct window *a, *b;
+
+			ck_assert_int_eq(
+			    model_group_memo(m, w, gs[j], &memo, &a),
+			    STATUS_OK);
+			ck_assert_int_eq(model_group(m, w, gs[j], &b),
+			                 STATUS_OK);
+			check_against_naive(m, w, a, gs[j]);
+			check_against_naive(m, w, b, gs[j]);
+			model_group_free(a);
+			model_group_free(b);
+		}
+	}
+	/* ids far apart: the stack and name of the window below stay kept
+	 * while 40 windows of 50 new ones each go by */
+	model_free(m);
+	group_memo_fini(&memo);
+	m = tm_mk(2, 0, 0, 0, 0);
+	for (size_t r = 0; r < 42; r++) {
+		const struct window *a;
+		struct window_meta meta = { .duration_nanos = 1000000000 };
+
+		ck_assert_int_eq(model_begin(m), STATUS_OK);
+		ck_assert_int_eq(tm_add_p(m, "s;old", "p;old", "old", 3, NULL),
+		                 STATUS_OK);
+		for (size_t i = 0; r < 40 && i < 50; i++) {
+			char p[32], t[32];
+
+			snprintf(p, sizeof(p), "p;%zu", r * 50 + i);
+			snprintf(t, sizeof(t), "t%zu", r * 50 + i);
+			ck_assert_int_eq(tm_add_p(m, "s;new", p, t, 1, NULL),
+			                 STATUS_OK);
+		}
+		if (r == 41)
+			ck_assert_int_eq(
+			    tm_add_p(m, "s;new", "p;last", "last", 2, NULL),
+			    STATUS_OK);
+		ck_assert_int_eq(model_commit(m, &meta, &w), STATUS_OK);
+		for (size_t j = 0; j < 2; j++) {
+			ck_assert_int_eq(
+			    model_group_memo(m, w, gs[j], &memo, &a),
+			    STATUS_OK);
+			check_against_naive(m, w, a, gs[j]);
 			model_group_free(a);
 		}
 	}
@@ -284,6 +418,7 @@ Suite *suite_group_prop(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, groupings_match_a_straightforward_sort);
 	tcase_add_test(tc, a_memo_serves_one_model);
+	tcase_add_test(tc, every_shape_of_parked_grouping_matches);
 	tcase_add_test(tc, derivation_survives_allocation_failure);
 	tcase_add_test(tc, an_empty_window_groups_into_nothing);
 	suite_add_tcase(s, tc);
