@@ -156,69 +156,6 @@ static bool pair_on(struct compare *c, const struct model *m,
 	return true;
 }
 
-/* Row a goes before row b: its key is lower, or equal and it comes
- * first (as the stable sort leaves them). */
-static bool before(const uint64_t *keys, uint32_t a, uint32_t b)
-{
-	uint64_t ka = keys[a], kb = keys[b];
-
-	return ka < kb || (ka == kb && a < b);
-}
-
-/* Restores the heap of the n rows in heap (the row that goes last on
- * top) below slot i. */
-static void sift(const uint64_t *keys, uint32_t *heap, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, top = i;
-		uint32_t t;
-
-		if (l < n && before(keys, heap[top], heap[l]))
-			top = l;
-		if (r < n && before(keys, heap[top], heap[r]))
-			top = r;
-		if (top == i)
-			return;
-		t = heap[i];
-		heap[i] = heap[top];
-		heap[top] = t;
-		i = top;
-	}
-}
-
-/* The k rows that go first, in order, into c->order[0 .. k): one pass
- * that keeps them in a heap (c->tvals), a row replacing the heap's last
- * only when it goes before it, then taken out last first. */
-static void select_first(struct compare *c, size_t k)
-{
-	uint32_t *heap = c->tvals;
-	size_t n = 0;
-
-	for (size_t r = 0; r < c->n; r++) {
-		if (n < k) {
-			size_t i = n++;
-
-			heap[i] = (uint32_t)r;
-			/* up while it goes after its parent */
-			while (i &&
-			       before(c->keys, heap[(i - 1) / 2], heap[i])) {
-				uint32_t t = heap[i];
-				heap[i] = heap[(i - 1) / 2];
-				heap[(i - 1) / 2] = t;
-				i = (i - 1) / 2;
-			}
-		} else if (before(c->keys, (uint32_t)r, heap[0])) {
-			heap[0] = (uint32_t)r;
-			sift(c->keys, heap, n, 0);
-		}
-	}
-	for (size_t i = n; i-- > 0;) {
-		c->order[i] = heap[0];
-		heap[0] = heap[i];
-		sift(c->keys, heap, i, 0);
-	}
-}
-
 enum status compare_build(struct compare *c, const struct model *m,
                           const struct window *cur, const struct window *base,
                           enum metric metric, bool ascending)
@@ -311,7 +248,7 @@ enum status compare_build_top(struct compare *c, const struct model *m,
 	for (k = CMP_SELECT; k < need && k < c->n; k *= 2)
 		;
 	if (k < c->n / 4) {
-		select_first(c, k);
+		sort_first(c->keys, c->n, k, c->order, c->tvals);
 		c->sorted = k;
 		return STATUS_OK;
 	}
