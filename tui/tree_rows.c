@@ -52,6 +52,8 @@ static void keep_prev(struct tree *t, size_t n)
 	p->index = x;
 	p->n = n;
 	p->far = p->lost = 0;
+	p->least = t->rows_least;
+	p->most = t->rows_most;
 }
 
 static size_t slot_of(uint32_t stack, size_t mask)
@@ -122,7 +124,10 @@ static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
 }
 
 /* The row of the window before with stack, UINT32_MAX when none: the one
- * after the last found (*at) when it is; else by the index when it is
+ * after the last found (*at) when it is; none when stack is outside the
+ * window before's least and greatest (ids follow the order of arrival,
+ * so a new stack is greater than all its stacks: it is not looked for,
+ * nor counted as a miss); else by the index when it is
  * made (between keys, or here before); without it, a few rows on (the
  * rows of both are in stack text order, most stacks in both: a stack
  * gone from between), or farther on once after a few misses in a row (a
@@ -135,6 +140,8 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 
 	if (*at < p->n && p->stacks[*at] == stack)
 		return prev_found(p, *at, at);
+	if (!p->n || stack < p->least || stack > p->most)
+		return UINT32_MAX;
 	if (!p->index.whole) {
 		size_t reach = p->lost == PREV_ASTRAY ? PREV_FAR : PREV_NEAR;
 
@@ -219,6 +226,8 @@ static enum status rows_begin(struct tree *t)
 	t->index.whole = false;
 	t->index.next = 0;
 	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
+	t->rows_least = UINT32_MAX;
+	t->rows_most = 0;
 	t->rows_copying = false;
 	t->rows_begun = true;
 	return STATUS_OK;
@@ -258,6 +267,8 @@ static void look_up(struct tree *t, size_t end)
 		if (sum)
 			sum_row(t, r);
 		t->stacks[r] = s;
+		t->rows_least = s < t->rows_least ? s : t->rows_least;
+		t->rows_most = s > t->rows_most ? s : t->rows_most;
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
 			d = t->rowd[r - 1];
@@ -323,23 +334,11 @@ static size_t upto(size_t at, size_t n, size_t *left)
 }
 
 /* The rows are copied and their index by stack is not whole: what the
- * last steps make (the next window's lookup finds it made). */
+ * step that finishes the copy makes (the next window's lookup finds it
+ * made). */
 static bool index_wanted(const struct tree *t)
 {
 	return t->copied && !t->index.whole;
-}
-
-/* Puts up to *left of the window's rows into its index, begun at the first
- * step.  STATUS_NOMEM. */
-static enum status index_step(struct tree *t, size_t *left)
-{
-	size_t n = t->ncopied;
-
-	if (!t->index.next && !index_begin(&t->index, t->stacks, n))
-		return STATUS_NOMEM;
-	index_put(&t->index, t->stacks, upto(t->index.next, n, left));
-	t->index.whole = t->index.next == n;
-	return STATUS_OK;
 }
 
 enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
@@ -370,13 +369,18 @@ enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
 		t->copied = true;
 		t->ncopied = n;
 	}
-	if (index_wanted(t) && left) {
-		if (index_step(t, &left) != STATUS_OK) {
+	/* whole in the step that finished the copy, past the budget (a
+	 * step less than a step of its own: the table's and compare's
+	 * steps come as soon as before) */
+	if (index_wanted(t)) {
+		if (!index_begin(&t->index, t->stacks, n)) {
 			t->rows_failed = true;
 			return STATUS_NOMEM;
 		}
+		index_put(&t->index, t->stacks, n);
+		t->index.whole = true;
 	}
-	*done = !index_wanted(t);
+	*done = true;
 	return STATUS_OK;
 }
 

@@ -71,8 +71,8 @@ struct tree_node {
 };
 
 /* A window's rows by stack (open addressing, stack << 32 | row; the first
- * row of each stack, so split by name it is sized by stacks), made a
- * step at a time: the rows before next put, whole once all are. */
+ * row of each stack, so split by name it is sized by stacks): the rows
+ * before next put, whole once all are. */
 struct tree_index {
 	uint64_t *v;
 	size_t cap, mask, next;
@@ -177,10 +177,14 @@ struct tree {
 		 * them one after the other */
 		struct tree_index index;
 		size_t far, lost;
+		/* the least and the greatest of its stacks */
+		uint32_t least, most;
 	} prev;
-	/* the index of this window's rows by stack, made a step at a time
-	 * between keys once they are copied (tree_rows_step), so that the
-	 * next window's lookup, which may be a key's, finds it made */
+	/* the least and the greatest stack of the rows looked up */
+	uint32_t rows_least, rows_most;
+	/* the index of this window's rows by stack, made between keys by the
+	 * step that finishes their copy (tree_rows_step), so that the next
+	 * window's lookup, which may be a key's, finds it made */
 	struct tree_index index;
 };
 
@@ -211,11 +215,12 @@ enum status tree_rows_make(struct tree *t) MUST_CHECK;
 /* The rows of tree_rows_make a step at a time (the viewer takes them
  * between keys), then their copy side by side into frames, in row order
  * (the scans of the rows under a frame then read memory in turn, and the
- * next window takes its frames from the copy), then the copy's index by
- * stack (index: the next window's lookup, which a key may make, finds
- * the stacks the window before had without building it): goes on from
- * where the last step on this window stopped, looking up, copying or
- * indexing about budget rows; *done once all three are made.  Rows
+ * next window takes its frames from the copy), and the copy's index by
+ * stack in the step that finishes it, past the budget (index: the next
+ * window's lookup, which a key may make, finds the stacks the window
+ * before had without building it): goes on from where the last step on
+ * this window stopped, looking up or copying about budget rows; *done
+ * once all are made.  Rows
  * partly copied are the same rows (each points at its frames, copied or
  * not).  A new window begins again.  STATUS_NOMEM: tree_rows_wanted says
  * no until a new window, and tree_rows_make tries again. */
