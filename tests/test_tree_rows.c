@@ -15,10 +15,28 @@
 #include "tui/app.h"
 #include "tui/view_tree.h"
 
+/* Each running sum of t (tree_sum) at each row is the sum of the rows
+ * before it, and at the end the window's. */
+static void check_sums(const struct tree *t)
+{
+	uint64_t sum[TREE_SUMS] = { 0 };
+
+	ck_assert_uint_eq(t->sums_next, t->w->nrows);
+	for (uint32_t r = 0; r <= t->w->nrows; r++) {
+		for (int k = 0; k < TREE_SUMS; k++)
+			ck_assert_uint_eq(tree_sum(t, k, r), sum[k]);
+		if (r == t->w->nrows)
+			break;
+		for (int k = 0; k < METRIC_COUNT; k++)
+			sum[k] += t->w->rows[r].m.v[k];
+		sum[METRIC_COUNT] += t->w->rows[r].tasks;
+	}
+}
+
 /* t's rows are made (rows_known): each row's stack and frames are the
  * window's, and copied side by side in row order when t says so; the
  * frames each adds to the tree are those past the prefix it shares with
- * the row before. */
+ * the row before; the running sums are the rows'. */
 static void check_frames(const struct tree *t)
 {
 	const uint32_t *g = NULL;
@@ -26,6 +44,7 @@ static void check_frames(const struct tree *t)
 
 	ck_assert(t->rows_known);
 	ck_assert_uint_eq(t->fresh[0], 0);
+	check_sums(t);
 	for (uint32_t r = 0; r < t->w->nrows; r++) {
 		size_t d = 0, k = 0;
 		const uint32_t *f = model_stack(t->m, t->w->rows[r].stack, &d);
@@ -90,7 +109,7 @@ START_TEST(tree_rows_steps_equal_whole)
 			}
 		}
 		ck_assert(!tree_rows_wanted(&steps, a.m, win));
-		ck_assert(steps.copied);
+		ck_assert(steps.copied && steps.index.whole);
 		check_frames(&steps);
 		ck_assert_int_eq(tree_sync(&whole, a.m, win), STATUS_OK);
 		ck_assert_int_eq(tree_rows_step(&whole, SIZE_MAX, &done),
@@ -137,12 +156,14 @@ START_TEST(tree_rows_key_between_steps)
 			    STATUS_OK);
 		ck_assert_int_eq(tree_rows_make(&t), STATUS_OK);
 		check_frames(&t);
-		ck_assert(tree_rows_wanted(&t, a.m, win) == !t.copied);
+		/* the copy, then its index by stack, are left to the steps */
+		ck_assert(tree_rows_wanted(&t, a.m, win) ==
+		          !(t.copied && t.index.whole));
 		while (tree_rows_wanted(&t, a.m, win))
 			ck_assert_int_eq(
 			    tree_rows_step(&t, 1 + tru_rnd(&s) % 64, &done),
 			    STATUS_OK);
-		ck_assert(done && t.copied);
+		ck_assert(done && t.copied && t.index.whole);
 		check_frames(&t);
 	}
 	tree_fini(&t);
@@ -203,8 +224,10 @@ static bool has_stack(const uint32_t *stacks, size_t n, uint32_t stack)
 /* A new window whose stacks skip a run of the window before's, longer
  * than the rows looked at in turn, and bring new ones between: each
  * stack the window before had takes its frames from that window's copy,
- * those past the run too, but the few looked for in turn before the
- * lookup finds its place again; a new one is looked up in the model. */
+ * those past the run too, but, without the copy's index (the steps
+ * make it with the copy, unless out of memory), the few looked for in
+ * turn before the lookup finds its place again (with it, none); a new
+ * one is looked up in the model. */
 START_TEST(tree_rows_prev_found_past_a_gap)
 {
 	uint64_t s = 0x3C6EF372FE94F82Bu + (uint64_t)_i;
@@ -214,7 +237,7 @@ START_TEST(tree_rows_prev_found_past_a_gap)
 	const struct window *w0, *w1;
 	size_t nhad, lost = 0, gone0 = 20 + tru_rnd(&s) % 60, from_prev = 0,
 	             new_rows = 0;
-	bool done = false;
+	bool done = false, indexed = _i / 2 % 2;
 
 	su_app(&a);
 	tree_init(&t);
@@ -224,6 +247,10 @@ START_TEST(tree_rows_prev_found_past_a_gap)
 	ck_assert_int_eq(tree_sync(&t, a.m, w0), STATUS_OK);
 	while (!done)
 		ck_assert_int_eq(tree_rows_step(&t, 64, &done), STATUS_OK);
+	ck_assert(t.copied && t.index.whole);
+	/* else as when the step that made the copy ran out of memory for
+	 * the index: the lookup makes it when it needs it */
+	t.index.whole = indexed;
 	for (nhad = 0; nhad < w0->nrows; nhad++)
 		had[nhad] = w0->rows[nhad].stack;
 	gap_window(&a, &s, GAP_ROWS, gone0, gone0 + 100 + tru_rnd(&s) % 100,
@@ -251,8 +278,8 @@ START_TEST(tree_rows_prev_found_past_a_gap)
 	ck_assert_uint_gt(new_rows, 0);
 	/* past the run, the stacks looked for near and missed before the
 	 * lookup looked farther and found its place again (tree_rows.c's
-	 * PREV_ASTRAY) */
-	ck_assert_uint_le(lost, 4);
+	 * PREV_ASTRAY); the index finds each at once */
+	ck_assert_uint_le(lost, (indexed ? 0 : 4));
 	tree_fini(&t);
 	tru_shown_fini();
 	app_fini(&a);
@@ -318,6 +345,70 @@ START_TEST(tree_rows_made_between_keys_while_shown)
 }
 END_TEST
 
+/* Renders a at 100x30 into out (a C string). */
+static void screen(struct app *a, struct buf *out)
+{
+	su_screen(a, 100, 30, out);
+}
+
+/* Windows arrive while the tree shows and * comes at once on each, in
+ * two viewers fed the same windows: one that pauses before each window
+ * (its steps make the rows, their copy and the copy's index, so the key
+ * finds the window before's stacks by the index), and one that never
+ * pauses (every key looks its rows up in the model, the path before the
+ * copy).  Their screens are the same after *, End and Home, split by
+ * name or not. */
+START_TEST(tree_rows_new_window_while_shown_star_at_once)
+{
+	uint64_t s0 = 0x7B3F1A2C9D4E5F61u + (uint64_t)_i, s1 = s0;
+	static const int keys[] = { '*', KC_END, KC_HOME };
+	struct app a, b;
+	struct buf sa, sb;
+	size_t indexed = 0;
+
+	su_app(&a);
+	su_app(&b);
+	buf_init(&sa);
+	buf_init(&sb);
+	tru_by_name = _i % 2;
+	if (tru_by_name) {
+		(void)app_key(&a, 'n');
+		(void)app_key(&b, 'n');
+	}
+	tru_wide_window(&a, &s0, T0);
+	tru_wide_window(&b, &s1, T0);
+	(void)app_key(&a, 't');
+	(void)app_key(&b, 't');
+	for (int w = 1; w < 6; w++) {
+		(void)su_idle_all(&a, 100000);
+		indexed += a.tree.copied && a.tree.index.whole;
+		tru_wide_window(&a, &s0, T0 + w * 5 * SEC);
+		tru_wide_window(&b, &s1, T0 + w * 5 * SEC);
+		screen(&a, &sa);
+		screen(&b, &sb);
+		ck_assert_str_eq(sa.data, sb.data);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			(void)app_key(&a, keys[k]);
+			(void)app_key(&b, keys[k]);
+			screen(&a, &sa);
+			screen(&b, &sb);
+			ck_assert_str_eq(sa.data, sb.data);
+		}
+		ck_assert(!b.tree.copied);
+		/* the next window finds everything expanded: collapse some */
+		if (w % 2) {
+			(void)app_key(&a, '-');
+			(void)app_key(&b, '-');
+		}
+	}
+	ck_assert_uint_ge(indexed, 4);
+	buf_fini(&sa);
+	buf_fini(&sb);
+	app_fini(&a);
+	app_fini(&b);
+}
+END_TEST
+
 Suite *suite_tree_rows(void);
 Suite *suite_tree_rows(void)
 {
@@ -331,6 +422,8 @@ Suite *suite_tree_rows(void)
 	                    TU_PROP_RUNS(20));
 	tcase_add_test(tc, tree_rows_made_between_keys_while_shown);
 	tcase_add_loop_test(tc, tree_rows_prev_found_past_a_gap, 0, 8);
+	tcase_add_loop_test(tc, tree_rows_new_window_while_shown_star_at_once,
+	                    0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,6 +28,7 @@ static void keep_prev(struct tree *t, size_t n)
 	const uint32_t **rowf = t->rowf;
 	uint32_t *rowd = t->rowd, *frames = t->frames, *stacks = t->stacks;
 	uint32_t *fresh = t->fresh;
+	struct tree_index x;
 	size_t c;
 
 	t->rowf = p->rowf;
@@ -45,9 +46,14 @@ static void keep_prev(struct tree *t, size_t n)
 	c = t->frames_cap, t->frames_cap = p->frames_cap, p->frames_cap = c;
 	c = t->stacks_cap, t->stacks_cap = p->stacks_cap, p->stacks_cap = c;
 	c = t->fresh_cap, t->fresh_cap = p->fresh_cap, p->fresh_cap = c;
+	/* the copy's index (whole when the steps made it) goes with it */
+	x = t->index;
+	t->index = p->index;
+	p->index = x;
 	p->n = n;
-	p->indexed = false;
 	p->far = p->lost = 0;
+	p->least = t->rows_least;
+	p->most = t->rows_most;
 }
 
 static size_t slot_of(uint32_t stack, size_t mask)
@@ -55,35 +61,52 @@ static size_t slot_of(uint32_t stack, size_t mask)
 	return (size_t)(((uint64_t)stack * 0x9E3779B97F4A7C15u) >> 32) & mask;
 }
 
-/* Indexes the window before's rows by stack (the first row of each: a
+/* Begins the index of rows [0, n) of stacks (their stacks' first rows: a
  * stack split by name has its rows side by side, and only the first is
- * put, so the table is sized by stacks); false out of memory. */
-static bool index_prev(struct tree_prev *p)
+ * put, so the table is sized by stacks), empty; false out of memory. */
+static bool index_begin(struct tree_index *x, const uint32_t *stacks, size_t n)
 {
 	size_t cap = 16, heads = 0;
 
-	for (size_t r = 0; r < p->n; r++)
-		heads += !r || p->stacks[r] != p->stacks[r - 1];
+	for (size_t r = 0; r < n; r++)
+		heads += !r || stacks[r] != stacks[r - 1];
 	while (cap < 2 * heads)
 		cap *= 2;
-	if (mem_grow(&p->index, &p->index_cap, cap, sizeof(*p->index)))
+	x->whole = false;
+	x->next = 0;
+	if (mem_grow(&x->v, &x->cap, cap, sizeof(*x->v)))
 		return false;
-	p->mask = cap - 1;
-	memset(p->index, 0xff, cap * sizeof(*p->index));
-	for (size_t r = 0; r < p->n; r++) {
+	x->mask = cap - 1;
+	memset(x->v, 0xff, cap * sizeof(*x->v));
+	return true;
+}
+
+/* Puts the rows from x->next to end of stacks into x (begun). */
+static void index_put(struct tree_index *x, const uint32_t *stacks, size_t end)
+{
+	for (size_t r = x->next; r < end; r++) {
 		size_t i;
 
-		if (r && p->stacks[r] == p->stacks[r - 1])
+		if (r && stacks[r] == stacks[r - 1])
 			continue;
-		i = slot_of(p->stacks[r], p->mask);
-		while (p->index[i] != UINT64_MAX &&
-		       (uint32_t)(p->index[i] >> 32) != p->stacks[r])
-			i = (i + 1) & p->mask;
-		if (p->index[i] == UINT64_MAX)
-			p->index[i] =
-			    (uint64_t)p->stacks[r] << 32 | (uint32_t)r;
+		i = slot_of(stacks[r], x->mask);
+		while (x->v[i] != UINT64_MAX &&
+		       (uint32_t)(x->v[i] >> 32) != stacks[r])
+			i = (i + 1) & x->mask;
+		if (x->v[i] == UINT64_MAX)
+			x->v[i] = (uint64_t)stacks[r] << 32 | (uint32_t)r;
 	}
-	p->indexed = true;
+	x->next = end;
+}
+
+/* Indexes the window before's rows by stack at once (the lookup's, when
+ * the steps did not); false out of memory. */
+static bool index_prev(struct tree_prev *p)
+{
+	if (!index_begin(&p->index, p->stacks, p->n))
+		return false;
+	index_put(&p->index, p->stacks, p->n);
+	p->index.whole = true;
 	return true;
 }
 
@@ -101,19 +124,25 @@ static uint32_t prev_found(struct tree_prev *p, size_t i, size_t *at)
 }
 
 /* The row of the window before with stack, UINT32_MAX when none: the one
- * after the last found (*at) when it is, or a few rows on (the rows of
- * both are in stack text order, most stacks in both: a stack gone from
- * between), or farther on once after a few misses in a row (a run of
- * stacks gone), else, once the stacks not found so are more than an eighth (new
- * ones) or PREV_LOST in a row (the window before's rows left far
- * behind), by the index. */
+ * after the last found (*at) when it is; none when stack is outside the
+ * window before's least and greatest (ids follow the order of arrival,
+ * so a new stack is greater than all its stacks: it is not looked for,
+ * nor counted as a miss); else by the index when it is
+ * made (between keys, or here before); without it, a few rows on (the
+ * rows of both are in stack text order, most stacks in both: a stack
+ * gone from between), or farther on once after a few misses in a row (a
+ * run of stacks gone), and the index is made here once the stacks not
+ * found so are more than an eighth (new ones) or PREV_LOST in a row (the
+ * window before's rows left far behind). */
 static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 {
 	size_t i;
 
 	if (*at < p->n && p->stacks[*at] == stack)
 		return prev_found(p, *at, at);
-	if (!p->indexed) {
+	if (!p->n || stack < p->least || stack > p->most)
+		return UINT32_MAX;
+	if (!p->index.whole) {
 		size_t reach = p->lost == PREV_ASTRAY ? PREV_FAR : PREV_NEAR;
 
 		for (i = *at + 1; i < p->n && i <= *at + reach; i++)
@@ -123,10 +152,10 @@ static uint32_t prev_row(struct tree_prev *p, uint32_t stack, size_t *at)
 		    !index_prev(p))
 			return UINT32_MAX;
 	}
-	for (i = slot_of(stack, p->mask); p->index[i] != UINT64_MAX;
-	     i = (i + 1) & p->mask)
-		if ((uint32_t)(p->index[i] >> 32) == stack)
-			return prev_found(p, (uint32_t)p->index[i], at);
+	for (i = slot_of(stack, p->index.mask); p->index.v[i] != UINT64_MAX;
+	     i = (i + 1) & p->index.mask)
+		if ((uint32_t)(p->index.v[i] >> 32) == stack)
+			return prev_found(p, (uint32_t)p->index.v[i], at);
 	return UINT32_MAX;
 }
 
@@ -141,26 +170,26 @@ static enum status sums_room(struct tree *t)
 	             sizeof(*t->pre)))
 		return STATUS_NOMEM;
 	if (!t->sums_next) {
-		t->pre_rows = n + 1;
 		for (int k = 0; k < TREE_SUMS; k++)
-			t->pre[(size_t)k * t->pre_rows] = 0;
+			t->pre[k] = 0;
 		t->sums_wrapped = 0;
 	}
 	return STATUS_OK;
 }
 
-/* Adds row r's figures to the running sums (the rows before it summed). */
+/* Adds row r's figures to the running sums (the rows before it summed):
+ * the row's sums follow the row before's in memory. */
 static inline void sum_row(struct tree *t, size_t r)
 {
 	const struct fold_row *row = &t->w->rows[r];
-	uint64_t *p = t->pre + r;
-	size_t n = t->pre_rows;
+	const uint64_t *p = t->pre + r * TREE_SUMS;
+	uint64_t *q = t->pre + (r + 1) * TREE_SUMS;
 
-	for (int k = 0; k < METRIC_COUNT; k++, p += n) {
-		p[1] = p[0] + row->m.v[k];
-		t->sums_wrapped |= (unsigned)(p[1] < p[0]) << k;
+	for (int k = 0; k < METRIC_COUNT; k++) {
+		q[k] = p[k] + row->m.v[k];
+		t->sums_wrapped |= (unsigned)(q[k] < p[k]) << k;
 	}
-	p[1] = p[0] + row->tasks;
+	q[METRIC_COUNT] = p[METRIC_COUNT] + row->tasks;
 }
 
 enum status tree_sums(struct tree *t)
@@ -194,7 +223,11 @@ static enum status rows_begin(struct tree *t)
 	    sums_room(t) != STATUS_OK)
 		return STATUS_NOMEM;
 	t->fresh[0] = 0;
+	t->index.whole = false;
+	t->index.next = 0;
 	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
+	t->rows_least = UINT32_MAX;
+	t->rows_most = 0;
 	t->rows_copying = false;
 	t->rows_begun = true;
 	return STATUS_OK;
@@ -234,6 +267,8 @@ static void look_up(struct tree *t, size_t end)
 		if (sum)
 			sum_row(t, r);
 		t->stacks[r] = s;
+		t->rows_least = s < t->rows_least ? s : t->rows_least;
+		t->rows_most = s > t->rows_most ? s : t->rows_most;
 		if (r && s == t->stacks[r - 1]) { /* split by name */
 			t->rowf[r] = t->rowf[r - 1];
 			d = t->rowd[r - 1];
@@ -298,11 +333,20 @@ static size_t upto(size_t at, size_t n, size_t *left)
 	return at + k;
 }
 
+/* The rows are copied and their index by stack is not whole: what the
+ * step that finishes the copy makes (the next window's lookup finds it
+ * made). */
+static bool index_wanted(const struct tree *t)
+{
+	return t->copied && !t->index.whole;
+}
+
 enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
 {
 	size_t n, left = budget ? budget : 1;
 
-	*done = (t->rows_known && !t->rows_copying) || !t->w;
+	*done =
+	    (t->rows_known && !t->rows_copying && !index_wanted(t)) || !t->w;
 	if (*done)
 		return STATUS_OK;
 	if (!t->rows_known && !t->rows_begun && rows_begin(t) != STATUS_OK) {
@@ -325,6 +369,17 @@ enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
 		t->copied = true;
 		t->ncopied = n;
 	}
+	/* whole in the step that finished the copy, past the budget (a
+	 * step less than a step of its own: the table's and compare's
+	 * steps come as soon as before) */
+	if (index_wanted(t)) {
+		if (!index_begin(&t->index, t->stacks, n)) {
+			t->rows_failed = true;
+			return STATUS_NOMEM;
+		}
+		index_put(&t->index, t->stacks, n);
+		t->index.whole = true;
+	}
 	*done = true;
 	return STATUS_OK;
 }
@@ -334,7 +389,8 @@ bool tree_rows_wanted(const struct tree *t, const struct model *m,
 {
 	return w && t->w == w && t->m == m && t->seq == w->seq &&
 	       grouping_eq(t->group, w->group) &&
-	       (!t->rows_known || t->rows_copying) && !t->rows_failed;
+	       (!t->rows_known || t->rows_copying || index_wanted(t)) &&
+	       !t->rows_failed;
 }
 
 enum status tree_rows_make(struct tree *t)

@@ -46,7 +46,8 @@ void tree_fini(struct tree *t)
 	mem_free(t->prev.frames);
 	mem_free(t->prev.stacks);
 	mem_free(t->prev.fresh);
-	mem_free(t->prev.index);
+	mem_free(t->prev.index.v);
+	mem_free(t->index.v);
 	tree_init(t);
 }
 

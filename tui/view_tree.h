@@ -70,6 +70,15 @@ struct tree_node {
 	struct metrics m;
 };
 
+/* A window's rows by stack (open addressing, stack << 32 | row; the first
+ * row of each stack, so split by name it is sized by stacks): the rows
+ * before next put, whole once all are. */
+struct tree_index {
+	uint64_t *v;
+	size_t cap, mask, next;
+	bool whole;
+};
+
 struct tree {
 	struct tree_node *nodes; /* nodes[0] is the root */
 	size_t n, cap;
@@ -125,15 +134,16 @@ struct tree {
 	uint32_t *frames;
 	size_t frames_cap;
 	/* per row, the sums of the rows before it (each metric's, then the
-	 * tasks: TREE_SUMS sums, each of the window's rows and one more side
-	 * by side, pre_rows apart, so the keys of one weighting are read in
-	 * turn; tree_sum), wrapping as nodes' sums do, so a run of rows is
-	 * summed in two reads: made with the rows' lookup (which reads each
-	 * row anyway) or, for the flame, alone (tree_sums); the rows before
-	 * sums_next summed, sums_wrapped a bit per metric whose running sum
-	 * wrapped (not monotonic) */
+	 * tasks': TREE_SUMS sums side by side, row after row, so the lookup,
+	 * which a key may make, writes one run of memory, not one per sum,
+	 * each 8 bytes a row far from the others; tree_sum),
+	 * wrapping as nodes' sums do, so a run of rows is summed in two reads:
+	 * made with the rows' lookup (which reads each row anyway) or, for
+	 * the flame, alone (tree_sums); the rows before sums_next summed,
+	 * sums_wrapped a bit per metric whose running sum wrapped (not
+	 * monotonic) */
 	uint64_t *pre;
-	size_t pre_cap, pre_rows, sums_next;
+	size_t pre_cap, sums_next;
 	unsigned sums_wrapped;
 	/* the frames each row adds to the tree after the row before it,
 	 * summed over the rows before (fresh[r] for rows [0, r)): made with
@@ -161,13 +171,21 @@ struct tree {
 		uint32_t *rowd, *frames, *stacks, *fresh;
 		size_t rowf_cap, rowd_cap, frames_cap, stacks_cap, fresh_cap;
 		size_t n;
-		/* its rows by stack (open addressing, stack << 32 | row),
-		 * made once far stacks (not found in turn) are many, or
-		 * lost of them one after the other */
-		uint64_t *index;
-		size_t index_cap, mask, far, lost;
-		bool indexed;
+		/* its rows by stack: made between keys after the copy (the
+		 * index of the window that was t's), else by the lookup
+		 * once far stacks (not found in turn) are many, or lost of
+		 * them one after the other */
+		struct tree_index index;
+		size_t far, lost;
+		/* the least and the greatest of its stacks */
+		uint32_t least, most;
 	} prev;
+	/* the least and the greatest stack of the rows looked up */
+	uint32_t rows_least, rows_most;
+	/* the index of this window's rows by stack, made between keys by the
+	 * step that finishes their copy (tree_rows_step), so that the next
+	 * window's lookup, which may be a key's, finds it made */
+	struct tree_index index;
 };
 
 void tree_init(struct tree *t);
@@ -197,17 +215,20 @@ enum status tree_rows_make(struct tree *t) MUST_CHECK;
 /* The rows of tree_rows_make a step at a time (the viewer takes them
  * between keys), then their copy side by side into frames, in row order
  * (the scans of the rows under a frame then read memory in turn, and the
- * next window takes its frames from the copy): goes on from where the
- * last step on this window stopped, looking up or copying about budget
- * rows; *done once both are made.  Rows partly copied are the same rows
- * (each points at its frames, copied or not).  A new window begins
- * again.  STATUS_NOMEM: tree_rows_wanted says no until a new window, and
- * tree_rows_make tries again. */
+ * next window takes its frames from the copy), and the copy's index by
+ * stack in the step that finishes it, past the budget (index: the next
+ * window's lookup, which a key may make, finds the stacks the window
+ * before had without building it): goes on from where the last step on
+ * this window stopped, looking up or copying about budget rows; *done
+ * once all are made.  Rows
+ * partly copied are the same rows (each points at its frames, copied or
+ * not).  A new window begins again.  STATUS_NOMEM: tree_rows_wanted says
+ * no until a new window, and tree_rows_make tries again. */
 enum status tree_rows_step(struct tree *t, size_t budget,
                            bool *done) MUST_CHECK;
-/* Whether t is built for w (of m) and its rows are not made or not
- * copied yet, nor did a step on them run out of memory: what
- * tree_rows_step would make. */
+/* Whether t is built for w (of m) and its rows are not made, not copied
+ * or their copy not indexed yet, nor did a step on them run out of
+ * memory: what tree_rows_step would make. */
 bool tree_rows_wanted(const struct tree *t, const struct model *m,
                       const struct window *w);
 /* Row r's frames, root first, and *depth: from rowf and rowd when made,
@@ -220,7 +241,7 @@ const uint32_t *tree_rows_frames(const struct tree *t, uint32_t r,
 /* Sum k (a metric, or METRIC_COUNT the tasks) of the rows before row r. */
 static inline uint64_t tree_sum(const struct tree *t, int k, size_t r)
 {
-	return t->pre[(size_t)k * t->pre_rows + r];
+	return t->pre[r * TREE_SUMS + (size_t)k];
 }
 /* Makes pre whole for t's window (the rows the lookup has not summed),
  * without looking any row's frames up: what the flame's binary searches
