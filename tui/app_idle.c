@@ -2,14 +2,16 @@
  * time.  While the filter's prompt waits for its first key, the filter's
  * index of the shown window (tui/view_search.c), so that key only
  * searches (before any '/', a large window's too, last: see app_idle).
- * While the tree (or the flame) shows, its window's rows looked up and
- * copied side by side (tree_rows_step), so that the first key that scans
- * them (*, or a frame of several callees opened) finds them made.  The
+ * While the tree (or the flame) shows, its window's rows looked up,
+ * copied side by side and indexed by stack (tree_rows_step), so that the
+ * first key that scans them (*, or a frame of several callees opened)
+ * finds them made, and the next window's lookup finds this one's rows.  The
  * table's order that going back to it needs, sorted
  * (tui/table_sort.c) and handed to the view when whole, so that the key
  * that shows the table again, or widens its filter, sorts nothing; and under a
- * grouping of its own, compare's base derived (split by name) and its rows
- * paired with the shown window's, so that = only orders them. Nothing here
+ * grouping of its own (or any, once = was used), compare's base derived
+ * (split by name) and its rows paired with the shown window's, so that =
+ * only orders them. Nothing here
  * changes what shows, so it is the same whether it finished or not. */
 #include "tui/app.h"
 
