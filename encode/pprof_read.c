@@ -77,6 +77,7 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 	struct strview *frames;
 	struct window_meta meta;
 	enum status st = STATUS_OK;
+	bool by_parked = false;
 
 	frames = mem_realloc_array(NULL, r->maxdepth ? r->maxdepth : 1,
 	                           sizeof(*frames));
@@ -103,6 +104,7 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 		smp.tasks = r->ntasks[i];
 		sample_labels(r, i, &leaf, &has_leaf, &spawned, &smp.x);
 		if (has_leaf && spawned) { /* grouped by parked-at stack */
+			by_parked = true;
 			smp.parked = frames;
 			smp.parked_depth = d;
 			smp.frames = &leaf;
@@ -126,6 +128,7 @@ static enum status feed(struct rd *r, const struct sample_sink *sink)
 	memset(&meta, 0, sizeof(meta));
 	meta.time_nanos = p->time_nanos;
 	meta.duration_nanos = p->duration_nanos;
+	meta.saved_by_parked = by_parked;
 	meta.comments = (const char *const *)r->comments;
 	meta.ncomments = p->n_comment;
 	st = sink->meta(sink->ctx, &meta);

@@ -23,6 +23,9 @@ struct window_meta {
 	uint64_t dropped;   /* records the source says it dropped */
 	const char *const *comments; /* pprof comments, written verbatim */
 	size_t ncomments;
+	/* replay: the file was saved grouped by parked-at stack (its samples
+	 * name their spawn site in a spawned_at label) */
+	bool saved_by_parked;
 };
 
 /* Clamps a requested window length to WINDOW_MAX_NANOS; *clamped tells

@@ -423,6 +423,8 @@ static void round_trip_g(const struct buf *first, struct grouping g)
 	    pprof_decode(first->data, first->len, NULL, &k, err, sizeof(err)),
 	    STATUS_OK);
 	ck_assert_int_eq(r.commit, STATUS_OK);
+	/* the reader tells the grouping the file was saved in */
+	ck_assert(r.w->meta.saved_by_parked == (g.key == GROUP_PARKED));
 	ck_assert_int_eq(model_group(r.m, r.w, g, &gw), STATUS_OK);
 	pt_encode_ok(r.m, gw, NULL, &second);
 	ck_assert_uint_eq(second.len, first->len);

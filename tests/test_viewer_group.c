@@ -291,6 +291,50 @@ START_TEST(group_none_parked_says_so)
 }
 END_TEST
 
+/* Replay of a file saved grouped by parked-at stack opens so, rather
+ * than as rows of one-frame spawn stacks; not when a or n was pressed
+ * before its first window, nor for a live source. */
+START_TEST(group_replay_opens_as_saved)
+{
+	static const struct strview spawn[] = { { "app:serve", 9 } };
+	static const struct strview parked[] = {
+		{ "app:serve", 9 }, { "asyncio.locks:Lock.acquire", 26 }
+	};
+	struct window_meta meta = { .time_nanos = T0,
+		                    .duration_nanos = 5 * SEC,
+		                    .saved_by_parked = true };
+	struct sample s = { .frames = spawn,
+		            .depth = 1,
+		            .task = { "w", 1 },
+		            .tasks = 1,
+		            .parked = parked,
+		            .parked_depth = 2,
+		            .m = { { 4000 * MS, 1 * MS, 0, 2, 2 } } };
+
+	for (int c = 0; c < 3; c++) {
+		struct app a;
+
+		su_app(&a);
+		a.o.replay = c != 2;
+		if (c == 1)
+			app_key(&a, 'n');
+		ck_assert_int_eq(app_commit(&a, &s, 1, &meta), STATUS_OK);
+		ck_assert_int_eq(a.group.key,
+		                 c == 0 ? GROUP_PARKED : GROUP_SPAWN);
+		ck_assert_int_eq(app_shown(&a)->group.key, a.group.key);
+		if (c == 0)
+			ck_assert_ptr_nonnull(
+			    strstr(a.status, "saved grouped by parked-at"));
+		/* only the first window decides */
+		app_key(&a, 'a');
+		ck_assert_int_eq(app_commit(&a, &s, 1, &meta), STATUS_OK);
+		ck_assert_int_eq(a.group.key,
+		                 c == 0 ? GROUP_SPAWN : GROUP_PARKED);
+		app_fini(&a);
+	}
+}
+END_TEST
+
 Suite *suite_viewer_group(void);
 Suite *suite_viewer_group(void)
 {
@@ -301,6 +345,7 @@ Suite *suite_viewer_group(void)
 	tcase_add_test(tc, group_history_filter_save_views);
 	tcase_add_test(tc, group_detail_other_stacks_and_figures);
 	tcase_add_test(tc, group_none_parked_says_so);
+	tcase_add_test(tc, group_replay_opens_as_saved);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -218,6 +218,24 @@ void app_evicted(struct app *a, uint64_t oldest)
 	refresh_view(a);
 }
 
+/* Replay of a file saved grouped by parked-at stack: its first window
+ * shows so, as it was saved (its samples' spawn stacks are only their
+ * leaf, which the default grouping would show as rows of one frame),
+ * unless a or n was pressed already. */
+static void replay_grouping(struct app *a)
+{
+	const struct window *w = model_latest(a->m);
+
+	if (!a->o.replay || a->group_chosen || a->committed != 1 || !w ||
+	    !w->meta.saved_by_parked || a->group.key == GROUP_PARKED)
+		return;
+	a->group.key = GROUP_PARKED;
+	app_regroup(a);
+	app_set_status(
+	    a, false,
+	    "the file was saved grouped by parked-at stack: shown so (a: by spawn stack)");
+}
+
 /* After a commit: follow LIVE, count arrivals, handle eviction. */
 void app_after_commit(struct app *a, uint64_t index)
 {
@@ -239,6 +257,7 @@ void app_after_commit(struct app *a, uint64_t index)
 		shown_kept(a);
 	}
 	mark_kept(a);
+	replay_grouping(a);
 	/* 'o' stays on: the next window in progress shows from its first
 	 * partial figures, the finished one until then */
 	a->have_progress = false;

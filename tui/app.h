@@ -123,6 +123,7 @@ struct app {
 	 * ('a', 'n'); the shown window and compare's base so grouped, a few
 	 * kept windows' groupings held */
 	struct grouping group;
+	bool group_chosen; /* a or n pressed: a file's grouping is not taken */
 	struct grouped grouped;
 	struct warnings warn; /* of the shown window */
 	/* of the windows shown before it, the oldest at warn_at (a grouping

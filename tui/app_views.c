@@ -149,6 +149,7 @@ static bool none_parked(const struct app *a)
  * not.  The detail's row is of the other grouping: back to the table. */
 static unsigned regroup(struct app *a, enum action act)
 {
+	a->group_chosen = true;
 	if (act == ACTION_GROUP_PARKED)
 		a->group.key =
 		    a->group.key == GROUP_PARKED ? GROUP_SPAWN : GROUP_PARKED;
