@@ -76,6 +76,7 @@ static bool index_begin(struct tree_index *x, const uint32_t *stacks, size_t n)
 	x->next = 0;
 	if (mem_grow(&x->v, &x->cap, cap, sizeof(*x->v)))
 		return false;
+	x->begun = true;
 	x->mask = cap - 1;
 	memset(x->v, 0xff, cap * sizeof(*x->v));
 	return true;
@@ -223,7 +224,7 @@ static enum status rows_begin(struct tree *t)
 	    sums_room(t) != STATUS_OK)
 		return STATUS_NOMEM;
 	t->fresh[0] = 0;
-	t->index.whole = false;
+	t->index.whole = t->index.begun = false;
 	t->index.next = 0;
 	t->rows_next = t->rows_frames = t->rows_at = t->prev.lost = 0;
 	t->rows_least = UINT32_MAX;
@@ -369,15 +370,17 @@ enum status tree_rows_step(struct tree *t, size_t budget, bool *done)
 		t->copied = true;
 		t->ncopied = n;
 	}
-	/* whole in the step that finished the copy, past the budget (a
-	 * step less than a step of its own: the table's and compare's
-	 * steps come as soon as before) */
+	/* by steps too, after the copy: whole in one step, 100,000 stacks
+	 * put at random into 2 MB took 4 ms of CPU, and 15 where the
+	 * table's pages were first touched */
 	if (index_wanted(t)) {
-		if (!index_begin(&t->index, t->stacks, n)) {
+		if (!t->index.begun && !index_begin(&t->index, t->stacks, n)) {
 			t->rows_failed = true;
 			return STATUS_NOMEM;
 		}
-		index_put(&t->index, t->stacks, n);
+		index_put(&t->index, t->stacks, upto(t->index.next, n, &left));
+		if (t->index.next < n)
+			return STATUS_OK;
 		t->index.whole = true;
 	}
 	*done = true;

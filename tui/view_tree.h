@@ -76,7 +76,7 @@ struct tree_node {
 struct tree_index {
 	uint64_t *v;
 	size_t cap, mask, next;
-	bool whole;
+	bool begun, whole;
 };
 
 struct tree {
