@@ -2,6 +2,7 @@
 #include "model/alloc.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +69,31 @@ void mem_free(void *p)
 	free(p);
 }
 
+/* The capacity that holds need elements of elem bytes, doubling cap
+ * from a minimum of 8, into *out; false when it would overflow. */
+static bool grown_cap(size_t cap, size_t need, size_t elem, size_t *out)
+{
+	size_t ncap = cap ? cap : 8;
+
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return false;
+		ncap *= 2;
+	}
+	*out = ncap;
+	return elem == 0 || ncap <= SIZE_MAX / elem;
+}
+
 enum status mem_grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	void **slot = arr;
-	size_t ncap = *cap ? *cap : 8;
+	size_t ncap;
 	void *np;
 
 	if (need <= *cap)
 		return STATUS_OK;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return STATUS_NOMEM;
-		ncap *= 2;
-	}
+	if (!grown_cap(*cap, need, elem, &ncap))
+		return STATUS_NOMEM;
 	np = mem_realloc_array(*slot, ncap, elem);
 	if (!np)
 		return STATUS_NOMEM;
@@ -92,17 +105,12 @@ enum status mem_grow(void *arr, size_t *cap, size_t need, size_t elem)
 enum status mem_fresh(void *arr, size_t *cap, size_t need, size_t elem)
 {
 	void **slot = arr;
-	size_t ncap = *cap ? *cap : 8;
+	size_t ncap;
 	void *np;
 
 	if (need <= *cap)
 		return STATUS_OK;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return STATUS_NOMEM;
-		ncap *= 2;
-	}
-	if (elem != 0 && ncap > SIZE_MAX / elem)
+	if (!grown_cap(*cap, need, elem, &ncap))
 		return STATUS_NOMEM;
 	np = mem_alloc(ncap * elem);
 	if (!np)
